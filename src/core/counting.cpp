@@ -1,0 +1,167 @@
+#include "core/counting.hpp"
+
+#include "core/error.hpp"
+#include "core/sql_text.hpp"
+
+namespace ivm::counting {
+namespace {
+
+// How one occurrence is read in a delta term.
+enum class State { Now, Before, Delta };
+
+std::string placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
+std::string count_column(std::size_t k) { return "__ivm_c" + std::to_string(k + 1); }
+
+std::string counted_rows(const std::string& relation, const char* count) {
+    return "SELECT __ivm_r.*, " + std::string(count) + "::bigint AS __ivm_cnt FROM " + relation +
+           " __ivm_r";
+}
+
+// The counted relation an occurrence stands for in one term.  "Before" is
+// the table as it was before the statement: now, minus what the statement
+// inserted, plus what it deleted.
+std::string source_query(const CountingView& view, std::size_t k, State state) {
+    const Source& source = view.sources.at(k);
+    const std::string now = (source.only ? "ONLY " : "") + view.bases.at(source.base);
+    const std::string inserted = new_rows_relation(source.base);
+    const std::string deleted = old_rows_relation(source.base);
+    switch (state) {
+        case State::Now:
+            return counted_rows(now, "1");
+        case State::Delta:
+            return counted_rows(inserted, "1") + " UNION ALL " + counted_rows(deleted, "-1");
+        case State::Before:
+            return counted_rows(now, "1") + " UNION ALL " + counted_rows(inserted, "-1") +
+                   " UNION ALL " + counted_rows(deleted, "1");
+    }
+    throw Error(sqlstate::internal_error, "unknown source state");
+}
+
+std::string output_columns(const CountingView& view, const std::string& qualifier) {
+    return sql::join_mapped<Column>(view.columns, ", ", [&](const Column& c) {
+        return qualifier.empty() ? c.name : qualifier + "." + c.name;
+    });
+}
+
+// One term of the telescoped delta: the template with each occurrence bound
+// to the relation its state names, and the product of the counts of the
+// occurrences that are not read as they are now (those all count 1).
+std::string term_query(const CountingView& view, const std::vector<State>& states) {
+    std::vector<std::string> ctes;
+    std::vector<std::string> factors;
+    for (std::size_t k = 0; k < view.sources.size(); ++k) {
+        ctes.push_back(placeholder(k) + " AS (" + source_query(view, k, states[k]) + ")");
+        if (states[k] != State::Now) factors.push_back("__ivm_t." + count_column(k));
+    }
+    const std::string count = factors.empty() ? "1::bigint" : sql::join(factors, sql::op("*"));
+    return "SELECT " + output_columns(view, "__ivm_t") + ", " + count +
+           " AS __ivm_cnt FROM (WITH " + sql::join(ctes, ", ") + " " + view.spj_template +
+           ") __ivm_t";
+}
+
+// Sum the counts per tuple; tuples whose changes cancel out disappear.
+std::string netted(const CountingView& view, const std::string& counted_union) {
+    return "SELECT " + output_columns(view, "") +
+           ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + counted_union +
+           ") __ivm_u GROUP BY " + sql::ordinals(view.columns.size()) +
+           " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
+}
+
+std::string key_expression(const CountingView& view, const std::string& qualifier) {
+    std::vector<std::string> keyed;
+    for (const Column& c : view.columns)
+        if (c.hashable) keyed.push_back(qualifier.empty() ? c.name : qualifier + "." + c.name);
+    if (keyed.empty()) return {};
+    return "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
+}
+
+// NULLs are values in a view: a stored NULL matches a delta NULL.
+std::string same_tuple(const CountingView& view, const std::string& a, const std::string& b) {
+    std::vector<std::string> conditions;
+    const std::string key = key_expression(view, b);
+    if (!key.empty()) conditions.push_back(a + ".__ivm_key" + sql::op("=") + key);
+    for (const Column& c : view.columns) {
+        const std::string x = a + "." + c.name, y = b + "." + c.name;
+        conditions.push_back("(" + x + " " + c.equality + " " + y + " OR (" + x + " IS NULL AND " +
+                             y + " IS NULL))");
+    }
+    return sql::join(conditions, " AND ");
+}
+
+}  // namespace
+
+std::string new_rows_relation(std::size_t base) { return "ivm_new_" + std::to_string(base + 1); }
+std::string old_rows_relation(std::size_t base) { return "ivm_old_" + std::to_string(base + 1); }
+
+std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases) {
+    std::vector<std::size_t> changed;
+    for (std::size_t k = 0; k < view.sources.size(); ++k)
+        if (changed_bases.at(view.sources[k].base)) changed.push_back(k);
+    if (changed.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");
+
+    std::vector<std::string> terms;
+    for (std::size_t j = 0; j < changed.size(); ++j) {
+        std::vector<State> states(view.sources.size(), State::Now);
+        for (std::size_t i = 0; i < j; ++i) states[changed[i]] = State::Before;
+        states[changed[j]] = State::Delta;
+        terms.push_back(term_query(view, states));
+    }
+    return netted(view, sql::join(terms, " UNION ALL "));
+}
+
+std::string refresh_delta_query(const CountingView& view) {
+    const std::string now = term_query(view, std::vector<State>(view.sources.size(), State::Now));
+    const std::string stored = "SELECT " + output_columns(view, "") +
+                               ", (" + sql::op("-") + "__ivm_count)::bigint FROM " + view.storage;
+    return netted(view, now + " UNION ALL " + stored);
+}
+
+std::string merge_statement(const CountingView& view, const std::string& counted_delta) {
+    const std::string cols = output_columns(view, "");
+    const std::string plus = sql::op("+");
+    return "WITH __ivm_d AS MATERIALIZED (" + counted_delta +
+           "), __ivm_m AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, "
+           "__ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " + view.storage +
+           " __ivm_s ON " + same_tuple(view, "__ivm_s", "__ivm_d") +
+           "), __ivm_del AS (DELETE FROM " + view.storage +
+           " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND "
+           "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0 RETURNING 1"
+           "), __ivm_upd AS (UPDATE " + view.storage +
+           " __ivm_s SET __ivm_count = __ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt FROM __ivm_m "
+           "WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND __ivm_m.__ivm_old" + plus +
+           "__ivm_m.__ivm_cnt" + sql::op(">") + "0 RETURNING 1"
+           "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " +
+           cols + ", __ivm_cnt FROM __ivm_m WHERE __ivm_tid IS NULL AND __ivm_cnt" + sql::op(">") +
+           "0 RETURNING 1) "
+           "SELECT COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_cnt" +
+           sql::op(">") + "0), 0)::bigint, "
+           "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE __ivm_cnt" +
+           sql::op("<") + "0), 0)::bigint, "
+           "(SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM __ivm_del), "
+           "pg_catalog.count(*) FILTER (WHERE COALESCE(__ivm_old, 0)" + plus +
+           "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
+}
+
+std::string row_count_query(const CountingView& view) {
+    if (view.distinct) return "SELECT pg_catalog.count(*) FROM " + view.storage;
+    return "SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM " + view.storage;
+}
+
+std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view) {
+    std::string columns = "LIKE " + query_view + ", __ivm_count bigint NOT NULL";
+    const std::string key = key_expression(view, "");
+    if (!key.empty()) columns += ", __ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED";
+    std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
+    if (!key.empty()) ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");
+    return ddl;
+}
+
+std::string user_view_ddl(const CountingView& view, const std::string& user_view) {
+    std::string from = view.storage + " __ivm_s";
+    if (!view.distinct)
+        from += " CROSS JOIN LATERAL pg_catalog.generate_series(1::bigint, __ivm_s.__ivm_count) __ivm_n";
+    return "CREATE VIEW " + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " +
+           from;
+}
+
+}  // namespace ivm::counting

@@ -1,0 +1,47 @@
+// The counting algorithm (Gupta, Mumick, Subrahmanian 1993) as SQL text.
+//
+// Every relation is a counted relation: rows with a signed derivation count
+// __ivm_cnt.  A base table's delta is its NEW transition table with +1 and
+// its OLD one with -1.  For a join of occurrences R1..Rm where the changed
+// occurrences are c1 < ... < ck, the delta telescopes into k terms:
+//     term j = (Rc1..Rc(j-1) as before the statement) x dRcj x (the rest as now)
+// with counts multiplied.  Summing the terms per output tuple and dropping
+// zero sums gives the view delta, which is merged into the stored counts.
+#pragma once
+#include "core/no_postgres.hpp"
+#include "core/view_model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ivm::counting {
+
+// Names under which the engine registers a base table's transition tables.
+std::string new_rows_relation(std::size_t base);
+std::string old_rows_relation(std::size_t base);
+
+// The counted delta of the view for a statement that changed the bases
+// marked true: one row per view tuple whose count changes, with the change.
+std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases);
+
+// The difference between the view's query run now and what the storage
+// holds: merging it makes the storage exact (refresh, and the first fill).
+std::string refresh_delta_query(const CountingView& view);
+
+// One statement that merges a counted delta into the storage and returns
+// (view rows added, view rows removed, storage rows inserted, storage rows
+// deleted, tuples whose count would go below zero).
+std::string merge_statement(const CountingView& view, const std::string& counted_delta);
+
+// The view's stored row count, as a query returning one bigint.
+std::string row_count_query(const CountingView& view);
+
+// DDL for the storage table: the query view's columns, the derivation
+// count and a hash key (indexed) used to find a delta tuple's stored row.
+std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view);
+
+// The user-facing view over the storage: each tuple repeated by its count,
+// or once for DISTINCT.
+std::string user_view_ddl(const CountingView& view, const std::string& user_view);
+
+}  // namespace ivm::counting

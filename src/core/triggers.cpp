@@ -1,0 +1,59 @@
+#include "core/triggers.hpp"
+
+namespace ivm::triggers {
+namespace {
+
+struct AfterTrigger {
+    const char* suffix;
+    const char* event;
+    const char* referencing;
+};
+
+constexpr AfterTrigger after_triggers[] = {
+    {"insert", "INSERT", " REFERENCING NEW TABLE AS ivm_new"},
+    {"update", "UPDATE", " REFERENCING OLD TABLE AS ivm_old NEW TABLE AS ivm_new"},
+    {"delete", "DELETE", " REFERENCING OLD TABLE AS ivm_old"},
+    {"truncate", "TRUNCATE", ""},
+};
+
+std::string trigger_name(int view_id, const char* suffix) {
+    return "ivm_" + std::to_string(view_id) + "_" + suffix;
+}
+
+}  // namespace
+
+std::vector<std::string> base_table_ddl(int view_id, const std::string& base) {
+    const std::string arg = "('" + std::to_string(view_id) + "')";
+    std::vector<std::string> ddl{"CREATE TRIGGER " + trigger_name(view_id, "before") +
+                                 " BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + base +
+                                 " FOR EACH STATEMENT EXECUTE FUNCTION ivm.before_base_change" + arg};
+    for (const AfterTrigger& t : after_triggers)
+        ddl.push_back("CREATE TRIGGER " + trigger_name(view_id, t.suffix) + " AFTER " + t.event +
+                      " ON " + base + t.referencing +
+                      " FOR EACH STATEMENT EXECUTE FUNCTION ivm.after_base_change" + arg);
+    return ddl;
+}
+
+std::vector<std::string> base_table_drop(int view_id, const std::string& base) {
+    std::vector<std::string> ddl{"DROP TRIGGER IF EXISTS " + trigger_name(view_id, "before") + " ON " + base};
+    for (const AfterTrigger& t : after_triggers)
+        ddl.push_back("DROP TRIGGER IF EXISTS " + trigger_name(view_id, t.suffix) + " ON " + base);
+    return ddl;
+}
+
+std::vector<std::string> guard_ddl(const std::string& storage, const std::string& user_view) {
+    const char* refuse = " EXECUTE FUNCTION ivm.refuse_direct_change()";
+    return {
+        "CREATE TRIGGER ivm_refuse_change BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " +
+            storage + " FOR EACH STATEMENT" + refuse,
+        // Statement triggers on a view fire only when an INSTEAD OF row
+        // trigger handles the statement; both refuse, so even a statement
+        // that matches no row is turned down.
+        "CREATE TRIGGER ivm_refuse_change INSTEAD OF INSERT OR UPDATE OR DELETE ON " + user_view +
+            " FOR EACH ROW" + refuse,
+        "CREATE TRIGGER ivm_refuse_statement BEFORE INSERT OR UPDATE OR DELETE ON " + user_view +
+            " FOR EACH STATEMENT" + refuse,
+    };
+}
+
+}  // namespace ivm::triggers

@@ -1,0 +1,38 @@
+// What the delta engine knows about one view, in plain C++: names are
+// already quoted SQL text, expressions live inside the deparsed template.
+#pragma once
+#include "core/no_postgres.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ivm {
+
+// One output column of the view.
+struct Column {
+    std::string name;      // quoted identifier
+    std::string equality;  // qualified operator, e.g. OPERATOR(pg_catalog.=)
+    bool hashable = true;  // has a hash function, so it is part of the storage key
+};
+
+// One occurrence of a base relation in the FROM tree.  Occurrence k (from 0)
+// appears in the template as relation "__ivm_src_<k+1>" with a derivation
+// count column "__ivm_cnt", and the template outputs that count as
+// "__ivm_c<k+1>".  Two occurrences of one table (a self-join) share a base.
+struct Source {
+    std::size_t base = 0;  // index into CountingView::bases
+    bool only = false;     // FROM ONLY
+};
+
+// A select-project-join view maintained by counting.
+struct CountingView {
+    std::string storage;                // quoted qualified storage table
+    std::vector<Column> columns;        // the view's output columns
+    std::vector<std::string> bases;     // quoted qualified base tables, each once
+    std::vector<Source> sources;        // occurrences, in template order
+    bool distinct = false;              // SELECT DISTINCT: show each tuple once
+    std::string spj_template;           // deparsed query over the placeholders
+};
+
+}  // namespace ivm

@@ -1,0 +1,343 @@
+#include "pg/analyze.hpp"
+
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+
+#include <algorithm>
+
+namespace ivm::pg {
+namespace {
+
+// What the expression walker found first; plain data, filled inside PG code.
+struct Finding {
+    const char* construct = nullptr;  // set when something is unsupported
+    Oid function = InvalidOid;        // the non-immutable function, if that
+    Oid relation = InvalidOid;        // the relation of a system column
+    AttrNumber attribute = 0;
+};
+
+bool is_mutable_function(Oid func, void* context) {
+    if (func_volatile(func) == PROVOLATILE_IMMUTABLE) return false;
+    static_cast<Finding*>(context)->function = func;
+    return true;
+}
+
+struct WalkContext {
+    Finding* finding;
+    Query* query;
+};
+
+bool find_unsupported(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    auto* ctx = static_cast<WalkContext*>(raw);
+    Finding* f = ctx->finding;
+    if (IsA(node, Var)) {
+        Var* var = reinterpret_cast<Var*>(node);
+        if (var->varlevelsup == 0 && var->varattno <= 0) {
+            RangeTblEntry* rte = rt_fetch(var->varno, ctx->query->rtable);
+            if (var->varattno == 0) {
+                f->construct = "whole-row references";
+            } else {
+                f->construct = "system columns";
+                f->relation = rte->relid;
+                f->attribute = var->varattno;
+            }
+            return true;
+        }
+        return false;
+    }
+    if (check_functions_in_node(node, is_mutable_function, f)) {
+        f->construct = "non-immutable functions";
+        return true;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_unsupported), raw);
+}
+
+std::string relation_construct(const char* kind, Oid relid) {
+    return std::string(kind) + " " + qualified_name(relid);
+}
+
+// Statement-level clauses the counting engine does not handle (yet).
+void check_query_shape(const Query* q) {
+    if (q->commandType != CMD_SELECT) throw unsupported("statements other than SELECT");
+    if (q->cteList != NIL) throw unsupported(q->hasRecursive ? "WITH RECURSIVE" : "WITH");
+    if (q->setOperations != nullptr) throw unsupported("UNION, INTERSECT and EXCEPT");
+    if (q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL)
+        throw unsupported("aggregate functions and GROUP BY");
+    if (q->havingQual != nullptr) throw unsupported("HAVING");
+    if (q->hasWindowFuncs) throw unsupported("window functions");
+    if (q->hasTargetSRFs) throw unsupported("set-returning functions in the select list");
+    if (q->hasSubLinks) throw unsupported("subqueries in expressions");
+    if (q->limitCount != nullptr || q->limitOffset != nullptr) throw unsupported("LIMIT and OFFSET");
+    if (q->rowMarks != NIL) throw unsupported("FOR UPDATE and FOR SHARE");
+    if (q->hasDistinctOn) throw unsupported("DISTINCT ON");
+}
+
+void check_expressions(Query* q) {
+    Finding finding;
+    WalkContext ctx{&finding, q};
+    call([&] {
+        query_tree_walker(q, reinterpret_cast<bool (*)()>(find_unsupported), &ctx,
+                          QTW_IGNORE_RANGE_TABLE);
+    });
+    if (finding.construct == nullptr) return;
+    if (finding.function != InvalidOid) {
+        Oid func = finding.function;
+        const char* name = call([&] { return get_func_name(func); });
+        throw unsupported(std::string("the non-immutable function ") + (name ? name : "?") + "()",
+                          "Only immutable functions and operators can be maintained incrementally.");
+    }
+    if (finding.relation != InvalidOid) {
+        Oid rel = finding.relation;
+        AttrNumber att = finding.attribute;
+        const char* name = call([&] { return get_attname(rel, att, true); });
+        throw unsupported(std::string("the system column ") + (name ? name : "?"));
+    }
+    throw unsupported(finding.construct);
+}
+
+// Collects the relation occurrences of the FROM tree, refusing other kinds.
+void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes) {
+    if (node == nullptr) return;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            collect_sources(q, static_cast<Node*>(lfirst(lc)), rtindexes);
+        return;
+    }
+    if (IsA(node, JoinExpr)) {
+        auto* join = reinterpret_cast<JoinExpr*>(node);
+        switch (join->jointype) {
+            case JOIN_INNER: break;
+            case JOIN_LEFT: throw unsupported("LEFT JOIN");
+            case JOIN_RIGHT: throw unsupported("RIGHT JOIN");
+            case JOIN_FULL: throw unsupported("FULL JOIN");
+            default: throw unsupported("this kind of join");
+        }
+        collect_sources(q, join->larg, rtindexes);
+        collect_sources(q, join->rarg, rtindexes);
+        return;
+    }
+    if (!IsA(node, RangeTblRef)) throw unsupported("this kind of FROM item");
+    int rti = reinterpret_cast<RangeTblRef*>(node)->rtindex;
+    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    switch (rte->rtekind) {
+        case RTE_RELATION: break;
+        case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
+        case RTE_FUNCTION: throw unsupported("functions in FROM");
+        case RTE_VALUES: throw unsupported("VALUES in FROM");
+        case RTE_CTE: throw unsupported("WITH");
+        case RTE_TABLEFUNC: throw unsupported("table functions in FROM");
+        default: throw unsupported("this kind of FROM item");
+    }
+    if (rte->tablesample != nullptr) throw unsupported("TABLESAMPLE");
+    const Oid relid = rte->relid;
+    char relkind = call([&] { return get_rel_relkind(relid); });
+    char persistence = call([&] { return get_rel_persistence(relid); });
+    switch (relkind) {
+        case RELKIND_RELATION: break;
+        case RELKIND_PARTITIONED_TABLE: throw unsupported(relation_construct("the partitioned table", relid) + " as a base table");
+        case RELKIND_VIEW: throw unsupported(relation_construct("the view", relid) + " as a base table");
+        case RELKIND_MATVIEW: throw unsupported(relation_construct("the materialized view", relid) + " as a base table");
+        case RELKIND_FOREIGN_TABLE: throw unsupported(relation_construct("the foreign table", relid) + " as a base table");
+        default: throw unsupported(relation_construct("the relation", relid) + " as a base table");
+    }
+    if (persistence == RELPERSISTENCE_TEMP)
+        throw unsupported(relation_construct("the temporary table", relid) + " as a base table");
+    if (rte->inh && call([&] { return has_subclass(relid); }))
+        throw unsupported(relation_construct("the table with inheritance children", relid) + " as a base table",
+                          "Use FROM ONLY to read the parent alone.");
+    rtindexes.push_back(rti);
+}
+
+std::string equality_operator(Oid type, const char* column) {
+    TypeCacheEntry* tc = call([&] {
+        return lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_EXTENDED_PROC);
+    });
+    if (!OidIsValid(tc->eq_opr)) {
+        const char* tname = call([&] { return format_type_be(type); });
+        throw unsupported(std::string("the column \"") + column + "\" of type " + tname +
+                          ", which has no equality operator");
+    }
+    Oid opno = tc->eq_opr;
+    const char* name = nullptr;
+    const char* nsp = nullptr;
+    call([&] {
+        HeapTuple tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+        if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for operator %u", opno);
+        auto* form = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tup));
+        name = pstrdup(NameStr(form->oprname));
+        nsp = quote_identifier(get_namespace_name(form->oprnamespace));
+        ReleaseSysCache(tup);
+    });
+    return std::string("OPERATOR(") + nsp + "." + name + ")";
+}
+
+bool hashable(Oid type) {
+    TypeCacheEntry* tc = call([&] { return lookup_type_cache(type, TYPECACHE_HASH_EXTENDED_PROC); });
+    return OidIsValid(tc->hash_extended_proc);
+}
+
+// Rewrites a copy of the query into the SPJ template: occurrence k becomes
+// a reference to the CTE __ivm_src_<k+1> with an extra column __ivm_cnt, which
+// the select list returns as __ivm_c<k+1>; DISTINCT and ORDER BY go.
+std::string build_template(Query* q, const std::vector<int>& rtindexes) {
+    Query* t = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
+    t->distinctClause = NIL;
+    t->sortClause = NIL;
+    char* text = nullptr;
+    const int n = static_cast<int>(rtindexes.size());
+    const int* rtis = rtindexes.data();
+    call([&] {
+        int resno = list_length(t->targetList);
+        for (int k = 0; k < n; ++k) {
+            RangeTblEntry* rte = rt_fetch(rtis[k], t->rtable);
+            int count_attno = list_length(rte->eref->colnames) + 1;
+            rte->eref->colnames = lappend(list_copy(rte->eref->colnames), makeString(pstrdup("__ivm_cnt")));
+            if (rte->alias == nullptr) rte->alias = makeAlias(rte->eref->aliasname, NIL);
+            // A CTE reference describes its columns itself; dropped
+            // columns of the table keep their place with type InvalidOid.
+            Relation rel = table_open(rte->relid, AccessShareLock);
+            TupleDesc desc = RelationGetDescr(rel);
+            rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+            for (int a = 0; a < desc->natts; ++a) {
+                Form_pg_attribute att = TupleDescAttr(desc, a);
+                rte->coltypes = lappend_oid(rte->coltypes, att->attisdropped ? InvalidOid : att->atttypid);
+                rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
+                rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);
+            }
+            table_close(rel, AccessShareLock);
+            rte->coltypes = lappend_oid(rte->coltypes, INT8OID);
+            rte->coltypmods = lappend_int(rte->coltypmods, -1);
+            rte->colcollations = lappend_oid(rte->colcollations, InvalidOid);
+            // The deparser prints a CTE reference by name only; the delta
+            // queries put a WITH of that name around the template.
+            rte->rtekind = RTE_CTE;
+            rte->ctename = psprintf("__ivm_src_%d", k + 1);
+            rte->ctelevelsup = 0;
+            rte->self_reference = false;
+            rte->inh = false;
+            Var* count = makeVar(rtis[k], count_attno, INT8OID, -1, InvalidOid, 0);
+            t->targetList = lappend(t->targetList,
+                                    makeTargetEntry(reinterpret_cast<Expr*>(count), ++resno,
+                                                    psprintf("__ivm_c%d", k + 1), false));
+        }
+        // Deparse with only pg_catalog visible, so that every other object
+        // comes out schema-qualified.
+        int nest = NewGUCNestLevel();
+        set_config_option("search_path", "pg_catalog", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+                          true, 0, false);
+        text = pg_get_querydef(t, false);
+        AtEOXact_GUC(true, nest);
+    });
+    return text;
+}
+
+}  // namespace
+
+std::string qualified_name(Oid relid) {
+    const char* text = call([&] {
+        char* rel = get_rel_name(relid);
+        char* nsp = get_namespace_name(get_rel_namespace(relid));
+        if (rel == nullptr || nsp == nullptr) elog(ERROR, "cache lookup failed for relation %u", relid);
+        return quote_qualified_identifier(nsp, rel);
+    });
+    return text;
+}
+
+namespace {
+
+// An error PostgreSQL reported at a position in the user's query: show the
+// query and the position (as PL/pgSQL does), not the ivm.create_view call.
+PgError in_query(const PgError& error, const char* query_text) {
+    ErrorData* data = error.data();
+    if (data->cursorpos > 0) {
+        data->internalpos = data->cursorpos;
+        data->cursorpos = 0;
+        data->internalquery = call([&] { return pstrdup(query_text); });
+    }
+    return error;
+}
+
+}  // namespace
+
+void validate_query(const char* query_text) {
+    List* statements = nullptr;
+    try {
+        statements = call([&] { return raw_parser(query_text, RAW_PARSE_DEFAULT); });
+    } catch (const PgError& e) {
+        throw in_query(e, query_text);
+    }
+    RawStmt* raw = list_length(statements) == 1 ? linitial_node(RawStmt, statements) : nullptr;
+    if (raw == nullptr || !IsA(raw->stmt, SelectStmt) ||
+        reinterpret_cast<SelectStmt*>(raw->stmt)->intoClause != nullptr)
+        throw Error("42601", "the definition of an incrementally maintained view must be a single SELECT");
+    Query* q = nullptr;
+    try {
+        q = call([&] { return parse_analyze_fixedparams(raw, query_text, nullptr, 0, nullptr); });
+    } catch (const PgError& e) {
+        throw in_query(e, query_text);
+    }
+    std::vector<std::string> names;
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk) continue;
+        if (std::find(names.begin(), names.end(), te->resname) != names.end())
+            throw Error(sqlstate::duplicate_column,
+                        std::string("column \"") + te->resname + "\" specified more than once");
+        names.push_back(te->resname);
+    }
+}
+
+AnalyzedView analyze_view(Oid query_view, const std::string& storage) {
+    Query* q = call([&] {
+        Relation rel = table_open(query_view, AccessShareLock);
+        Query* query = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
+        table_close(rel, AccessShareLock);
+        return query;
+    });
+    check_query_shape(q);
+    std::vector<int> rtindexes;
+    collect_sources(q, reinterpret_cast<Node*>(q->jointree), rtindexes);
+    if (rtindexes.empty()) throw unsupported("views without base tables");
+    check_expressions(q);
+
+    AnalyzedView out;
+    out.model.storage = storage;
+    out.model.distinct = q->distinctClause != NIL;
+    out.ignored_order_by = q->sortClause != NIL;
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk) continue;
+        Column column;
+        const char* resname = te->resname;
+        if (std::string(resname).rfind("__ivm_", 0) == 0)
+            throw Error(sqlstate::duplicate_column,
+                        std::string("column name \"") + resname + "\" is reserved by ivm");
+        column.name = call([&] { return quote_identifier(resname); });
+        const Oid type = exprType(reinterpret_cast<Node*>(te->expr));
+        column.equality = equality_operator(type, resname);
+        column.hashable = hashable(type);
+        out.model.columns.push_back(std::move(column));
+    }
+    if (out.model.columns.empty()) throw unsupported("views without columns");
+
+    for (int rti : rtindexes) {
+        RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+        auto it = std::find(out.base_oids.begin(), out.base_oids.end(), rte->relid);
+        Source source;
+        source.only = !rte->inh;
+        source.base = static_cast<std::size_t>(it - out.base_oids.begin());
+        if (it == out.base_oids.end()) {
+            out.base_oids.push_back(rte->relid);
+            out.model.bases.push_back(qualified_name(rte->relid));
+        }
+        out.model.sources.push_back(source);
+    }
+    out.model.spj_template = build_template(q, rtindexes);
+    return out;
+}
+
+}  // namespace ivm::pg

@@ -1,0 +1,90 @@
+// The C/C++ boundary.  PostgreSQL reports errors by longjmp, C++ by
+// exceptions, and neither may cross the other:
+//  - pg::call(fn) runs PostgreSQL API calls under PG_TRY and turns an error
+//    into a pg::PgError exception that keeps the ErrorData (SQLSTATE and all);
+//  - pg::boundary(fn) wraps every SQL-callable function's C++ body: it
+//    catches any exception, copies it to plain data, leaves the catch block
+//    and only then raises it with ereport/ReThrowError.
+// Inside fn given to call(): PostgreSQL calls on plain values only, no C++
+// object whose destructor a longjmp would skip.
+#pragma once
+#include "pg/pg.hpp"
+
+#include <exception>
+#include <type_traits>
+
+namespace ivm::pg {
+
+class PgError : public std::exception {
+public:
+    explicit PgError(ErrorData* data) : data_(data) {}
+    ErrorData* data() const { return data_; }
+    const char* what() const noexcept override;
+
+private:
+    ErrorData* data_;  // palloc'd in the context current when call() began
+};
+
+// Runs thunk(arg) under PG_TRY; returns the error it raised (copied out of
+// ErrorContext into the caller's memory context), or null.  The only place
+// with a setjmp, so no C++ frame's locals live across one.
+ErrorData* run_guarded(void (*thunk)(void*), void* arg);
+
+template <typename Fn>
+auto call(Fn&& fn) -> decltype(fn()) {
+    using Result = decltype(fn());
+    using F = std::remove_reference_t<Fn>;
+    if constexpr (std::is_void_v<Result>) {
+        ErrorData* error = run_guarded([](void* f) { (*static_cast<F*>(f))(); }, &fn);
+        if (error != nullptr) throw PgError(error);
+    } else {
+        struct Frame {
+            F* fn;
+            Result result;
+        } frame{&fn, Result{}};
+        ErrorData* error = run_guarded(
+            [](void* p) {
+                auto* fr = static_cast<Frame*>(p);
+                fr->result = (*fr->fn)();
+            },
+            &frame);
+        if (error != nullptr) throw PgError(error);
+        return frame.result;
+    }
+}
+
+// A C++ exception flattened to plain data, so it can outlive its catch block.
+struct CaughtError {
+    ErrorData* pg = nullptr;   // a PostgreSQL error to re-throw as it was
+    char sqlstate[6] = {0};
+    char message[1024] = {0};
+    char detail[1024] = {0};
+    char hint[512] = {0};
+};
+
+void catch_current(CaughtError& out) noexcept;  // call only inside catch (...)
+[[noreturn]] void raise(const CaughtError& error);
+
+template <typename Fn>
+Datum boundary(Fn&& fn) {
+    CaughtError error;
+    try {
+        return fn();
+    } catch (...) {
+        catch_current(error);
+    }
+    raise(error);
+}
+
+}  // namespace ivm::pg
+
+// Defines an SQL-callable C function whose body is C++ run inside the boundary.
+#define IVM_SQL_FUNCTION(name)                                                         \
+    extern "C" {                                                                       \
+    PG_FUNCTION_INFO_V1(name);                                                         \
+    }                                                                                  \
+    static Datum name##_body(FunctionCallInfo fcinfo);                                 \
+    extern "C" Datum name(PG_FUNCTION_ARGS) {                                          \
+        return ivm::pg::boundary([&]() -> Datum { return name##_body(fcinfo); });     \
+    }                                                                                  \
+    static Datum name##_body(FunctionCallInfo fcinfo)

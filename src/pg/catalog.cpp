@@ -1,0 +1,114 @@
+#include "pg/catalog.hpp"
+
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+#include "pg/spi.hpp"
+
+#include <sstream>
+
+namespace ivm::pg::catalog {
+namespace {
+
+const char* const select_entry =
+    "SELECT view_id, view_name::oid, storage::oid, query_view::oid, algorithm, definition, "
+    "base_relations::oid[]::text FROM ivm.view_catalog ";
+
+Oid to_oid(const spi::Value& v) { return v ? static_cast<Oid>(std::stoul(*v)) : InvalidOid; }
+
+// "{1,2,3}" from an oid[] cast to text.
+std::vector<Oid> to_oids(const spi::Value& v) {
+    std::vector<Oid> out;
+    if (!v) return out;
+    std::string s = v->substr(1, v->size() - 2);
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty()) out.push_back(static_cast<Oid>(std::stoul(item)));
+    return out;
+}
+
+std::optional<Entry> find(const std::string& where, const std::string& arg) {
+    std::vector<spi::Row> rows = spi::query(select_entry + where, {arg});
+    if (rows.empty()) return std::nullopt;
+    const spi::Row& r = rows[0];
+    Entry e;
+    e.view_id = std::stoi(*r[0]);
+    e.view = to_oid(r[1]);
+    e.storage = to_oid(r[2]);
+    e.query_view = to_oid(r[3]);
+    e.algorithm = r[4].value_or("");
+    e.definition = r[5].value_or("");
+    e.bases = to_oids(r[6]);
+    return e;
+}
+
+// Catalog writes run as the catalog's owner: users creating views need no
+// write privilege on ivm.view_catalog, and cannot edit it directly.
+template <typename Fn>
+void as_catalog_owner(Fn&& fn) {
+    Oid saved_user;
+    int saved_context;
+    Oid owner = call([] {
+        Oid catalog = get_relname_relid("view_catalog", get_namespace_oid("ivm", false));
+        HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(catalog));
+        if (!HeapTupleIsValid(tup)) elog(ERROR, "ivm.view_catalog is missing");
+        Oid result = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup))->relowner;
+        ReleaseSysCache(tup);
+        return result;
+    });
+    GetUserIdAndSecContext(&saved_user, &saved_context);
+    SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE);
+    fn();  // on error the transaction abort restores the user
+    SetUserIdAndSecContext(saved_user, saved_context);
+}
+
+}  // namespace
+
+std::optional<Entry> find_by_view(Oid view) {
+    return find("WHERE view_name = $1::oid", std::to_string(view));
+}
+
+std::optional<Entry> find_by_id(int32 view_id) {
+    return find("WHERE view_id = $1::integer", std::to_string(view_id));
+}
+
+int32 next_view_id() {
+    int64 id = 0;
+    as_catalog_owner([&] { id = spi::query_int("SELECT pg_catalog.nextval('ivm.view_id_seq')"); });
+    return static_cast<int32>(id);
+}
+
+void insert(const Entry& e) {
+    std::string bases = "{";
+    for (std::size_t i = 0; i < e.bases.size(); ++i)
+        bases += (i ? "," : "") + std::to_string(e.bases[i]);
+    bases += "}";
+    as_catalog_owner([&] {
+        spi::execute("INSERT INTO ivm.view_catalog (view_id, view_name, storage, query_view, "
+                     "algorithm, definition, base_relations) VALUES ($1::integer, $2::oid, "
+                     "$3::oid, $4::oid, $5, $6, $7::oid[]::regclass[])",
+                     {std::to_string(e.view_id), std::to_string(e.view), std::to_string(e.storage),
+                      std::to_string(e.query_view), e.algorithm, e.definition, bases});
+    });
+}
+
+void remove(int32 view_id) {
+    as_catalog_owner([&] {
+        spi::execute("DELETE FROM ivm.view_catalog WHERE view_id = $1::integer",
+                     {std::to_string(view_id)});
+    });
+}
+
+Entry lookup(const char* name) {
+    Oid relid = call([&] {
+        List* names = textToQualifiedNameList(cstring_to_text(name));
+        return RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
+    });
+    std::optional<Entry> entry = find_by_view(relid);
+    if (!entry)
+        throw Error(sqlstate::wrong_object_type,
+                    std::string("\"") + name + "\" is not an incrementally maintained view");
+    return *entry;
+}
+
+}  // namespace ivm::pg::catalog

@@ -1,0 +1,31 @@
+// The ivm.view_catalog table: one row per view.
+#pragma once
+#include "pg/pg.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ivm::pg::catalog {
+
+struct Entry {
+    int32 view_id = 0;
+    Oid view = InvalidOid;        // the user-facing view
+    Oid storage = InvalidOid;     // the table with tuples and counts
+    Oid query_view = InvalidOid;  // the defining query, as a plain view
+    std::string algorithm;
+    std::string definition;
+    std::vector<Oid> bases;
+};
+
+// Callers hold an SPI connection.
+std::optional<Entry> find_by_view(Oid view);
+std::optional<Entry> find_by_id(int32 view_id);
+int32 next_view_id();
+void insert(const Entry& entry);
+void remove(int32 view_id);
+
+// The view named by a user's text argument, or 42P01 / 42809.
+Entry lookup(const char* name);
+
+}  // namespace ivm::pg::catalog

@@ -1,0 +1,225 @@
+#include "pg/maintain.hpp"
+
+#include "core/counting.hpp"
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+#include "pg/spi.hpp"
+
+#include <algorithm>
+#include <memory>
+
+namespace ivm::pg {
+namespace {
+
+// A statement's delta above this many transition rows is planned afresh
+// with its real size instead of running the kept plan (which was planned
+// for a small delta: index lookups, nested loops).
+constexpr double large_delta_rows = 5000;
+
+std::map<int32, std::unique_ptr<ViewRuntime>> runtimes;
+
+struct Writing {
+    Oid storage;
+    SubTransactionId subxact;
+};
+std::vector<Writing> writing;  // storages being written by maintenance, innermost last
+
+Oid relation_owner(Oid relid) {
+    return call([&] {
+        HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+        if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for relation %u", relid);
+        Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup))->relowner;
+        ReleaseSysCache(tup);
+        return owner;
+    });
+}
+
+void free_plans(ViewRuntime& view) {
+    for (auto& [key, plan] : view.plans) {
+        SPIPlanPtr p = plan;
+        call([&] { SPI_freeplan(p); });
+    }
+    view.plans.clear();
+}
+
+// Maintenance runs as the view's owner in a restricted security context
+// with only pg_catalog on the search path, as REFRESH MATERIALIZED VIEW
+// does: whoever changed a base table cannot make it run their own code.
+// There is no cleanup on error paths: the (sub)transaction abort restores
+// the user, the GUCs and SPI, and the abort callbacks reset `writing`.
+struct Elevated {
+    Oid saved_user = InvalidOid;
+    int saved_context = 0;
+    int guc_level = 0;
+};
+
+Elevated enter(const ViewRuntime& view) {
+    Elevated e;
+    GetUserIdAndSecContext(&e.saved_user, &e.saved_context);
+    SetUserIdAndSecContext(view.owner, e.saved_context | SECURITY_RESTRICTED_OPERATION);
+    e.guc_level = call([] {
+        int level = NewGUCNestLevel();
+        set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+                          GUC_ACTION_SAVE, true, 0, false);
+        return level;
+    });
+    writing.push_back({view.entry.storage, GetCurrentSubTransactionId()});
+    return e;
+}
+
+void leave(const Elevated& e) {
+    writing.pop_back();
+    int level = e.guc_level;
+    call([&] { AtEOXact_GUC(false, level); });
+    SetUserIdAndSecContext(e.saved_user, e.saved_context);
+}
+
+void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
+    const char* enr_name = name.c_str();
+    int rc = call([&] {
+        Tuplestorestate* store = rows ? rows : tuplestore_begin_heap(false, false, work_mem);
+        auto* enr = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
+        enr->md.name = pstrdup(enr_name);
+        enr->md.reliddesc = relid;
+        enr->md.tupdesc = nullptr;
+        enr->md.enrtype = ENR_NAMED_TUPLESTORE;
+        enr->md.enrtuples = static_cast<double>(tuplestore_tuple_count(store));
+        enr->reldata = store;
+        return SPI_register_relation(enr);
+    });
+    if (rc != SPI_OK_REL_REGISTER)
+        throw Error(sqlstate::internal_error, "could not register transition table " + name);
+}
+
+// Runs a merge statement, through a kept plan when `key` is given.
+MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::string& sql) {
+    const char* text = sql.c_str();
+    int rc;
+    if (key.empty()) {
+        rc = call([&] { return SPI_execute(text, false, 0); });
+    } else {
+        auto it = view.plans.find(key);
+        if (it == view.plans.end()) {
+            SPIPlanPtr plan = call([&] {
+                SPIPlanPtr p = SPI_prepare(text, 0, nullptr);
+                if (p == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+                SPI_keepplan(p);
+                return p;
+            });
+            it = view.plans.emplace(key, plan).first;
+        }
+        SPIPlanPtr plan = it->second;
+        rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
+    }
+    if (rc != SPI_OK_SELECT || SPI_processed != 1)
+        throw Error(sqlstate::internal_error, "ivm merge returned no result");
+    MaintenanceResult result;
+    result.rows_added = spi::result_int(0, 0);
+    result.rows_removed = spi::result_int(0, 1);
+    if (view.analyzed.model.distinct) {
+        result.rows_added = spi::result_int(0, 2);
+        result.rows_removed = spi::result_int(0, 3);
+    }
+    if (spi::result_int(0, 4) > 0) {
+        const std::string name = qualified_name(view.entry.view);
+        throw Error(sqlstate::data_corrupted,
+                    "incrementally maintained view " + name + " is out of sync with its base tables",
+                    "A change would make a stored derivation count negative.",
+                    "Run ivm.refresh_view('" + name + "') to recompute it.");
+    }
+    return result;
+}
+
+}  // namespace
+
+int ViewRuntime::base_index(Oid relid) const {
+    auto it = std::find(analyzed.base_oids.begin(), analyzed.base_oids.end(), relid);
+    return it == analyzed.base_oids.end() ? -1 : static_cast<int>(it - analyzed.base_oids.begin());
+}
+
+bool ViewRuntime::depends_on(Oid relid) const {
+    return relid == entry.view || relid == entry.storage || relid == entry.query_view ||
+           base_index(relid) >= 0;
+}
+
+ViewRuntime& runtime_for(int32 view_id) {
+    auto it = runtimes.find(view_id);
+    if (it != runtimes.end()) {
+        if (it->second->valid) return *it->second;
+        free_plans(*it->second);
+        runtimes.erase(it);
+    }
+    std::optional<catalog::Entry> entry = catalog::find_by_id(view_id);
+    if (!entry)
+        throw Error(sqlstate::undefined_object,
+                    "incrementally maintained view " + std::to_string(view_id) + " does not exist",
+                    "A trigger of a dropped view was left behind.");
+    auto view = std::make_unique<ViewRuntime>();
+    view->entry = *entry;
+    view->analyzed = analyze_view(entry->query_view, qualified_name(entry->storage));
+    view->owner = relation_owner(entry->storage);
+    return *runtimes.emplace(view_id, std::move(view)).first->second;
+}
+
+void invalidate_runtimes(Oid relid) {
+    for (auto& [id, view] : runtimes)
+        if (relid == InvalidOid || view->depends_on(relid)) view->valid = false;
+}
+
+void forget_runtime(int32 view_id) {
+    auto it = runtimes.find(view_id);
+    if (it == runtimes.end()) return;
+    free_plans(*it->second);
+    runtimes.erase(it);
+}
+
+MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes) {
+    const CountingView& model = view.analyzed.model;
+    std::vector<bool> changed(model.bases.size(), false);
+    std::string key;
+    double rows = 0;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
+        key += changed[b] ? '1' : '0';
+        for (Tuplestorestate* store : {changes[b].new_rows, changes[b].old_rows})
+            if (store != nullptr) rows += static_cast<double>(tuplestore_tuple_count(store));
+    }
+    Oid storage = view.entry.storage;
+    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        if (!changed[b]) continue;
+        register_rows(counting::new_rows_relation(b), view.analyzed.base_oids[b], changes[b].new_rows);
+        register_rows(counting::old_rows_relation(b), view.analyzed.base_oids[b], changes[b].old_rows);
+    }
+    const std::string sql = counting::merge_statement(model, counting::delta_query(model, changed));
+    Elevated e = enter(view);
+    MaintenanceResult result = run_merge(view, rows > large_delta_rows ? std::string() : key, sql);
+    leave(e);
+    return result;
+}
+
+MaintenanceResult refresh(ViewRuntime& view) {
+    const CountingView& model = view.analyzed.model;
+    Oid storage = view.entry.storage;
+    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    Elevated e = enter(view);
+    MaintenanceResult result =
+        run_merge(view, "refresh", counting::merge_statement(model, counting::refresh_delta_query(model)));
+    leave(e);
+    return result;
+}
+
+int64 row_count(ViewRuntime& view) {
+    Elevated e = enter(view);
+    int64 n = spi::query_int(counting::row_count_query(view.analyzed.model));
+    leave(e);
+    return n;
+}
+
+bool maintaining(Oid storage) { return !writing.empty() && writing.back().storage == storage; }
+
+void reset_maintenance_state(SubTransactionId aborted) {
+    while (!writing.empty() && writing.back().subxact >= aborted) writing.pop_back();
+}
+
+}  // namespace ivm::pg

@@ -1,0 +1,56 @@
+// Applying a view's delta: the per-backend cache of what each view needs
+// (its model and kept plans) and the execution of maintenance as SQL.
+#pragma once
+#include "pg/analyze.hpp"
+#include "pg/catalog.hpp"
+#include "pg/pg.hpp"
+
+#include <map>
+#include <vector>
+
+namespace ivm::pg {
+
+// One base table's changes in a statement; either store may be null.
+struct BaseChange {
+    Tuplestorestate* new_rows = nullptr;
+    Tuplestorestate* old_rows = nullptr;
+};
+
+struct MaintenanceResult {
+    int64 rows_added = 0;    // view rows (with multiplicity) that appeared
+    int64 rows_removed = 0;  // view rows that went away
+};
+
+class ViewRuntime {
+public:
+    catalog::Entry entry;
+    AnalyzedView analyzed;
+    Oid owner = InvalidOid;
+    bool valid = true;
+    std::map<std::string, SPIPlanPtr> plans;  // by which bases changed
+
+    // Index of a base table in the model, or -1.
+    int base_index(Oid relid) const;
+    bool depends_on(Oid relid) const;
+};
+
+// The runtime of a view, loaded or rebuilt as needed.  Needs SPI.
+ViewRuntime& runtime_for(int32 view_id);
+// Forget cached state that involves the relation (InvalidOid: everything).
+void invalidate_runtimes(Oid relid);
+void forget_runtime(int32 view_id);
+
+// Merges the delta of the changed bases (indexed like the model's bases;
+// entries with both stores null are unchanged).  Needs SPI.
+MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes);
+// Makes the storage equal to the query run now.  Needs SPI.
+MaintenanceResult refresh(ViewRuntime& view);
+int64 row_count(ViewRuntime& view);
+
+// Whether the storage table is being written by maintenance right now.
+bool maintaining(Oid storage);
+// After a (sub)transaction abort: forget writes begun inside it
+// (InvalidSubTransactionId: all of them).
+void reset_maintenance_state(SubTransactionId aborted);
+
+}  // namespace ivm::pg

@@ -1,0 +1,43 @@
+// Module load: the callbacks that keep backend-local state honest.
+#include "pg/boundary.hpp"
+#include "pg/maintain.hpp"
+#include "pg/pending.hpp"
+
+extern "C" {
+PG_MODULE_MAGIC;
+PGDLLEXPORT void _PG_init(void);
+}
+
+namespace {
+
+// Nothing here may throw or ereport: these run during commit and abort.
+void on_xact(XactEvent event, void*) {
+    switch (event) {
+        case XACT_EVENT_COMMIT:
+        case XACT_EVENT_PARALLEL_COMMIT:
+        case XACT_EVENT_PREPARE:
+        case XACT_EVENT_ABORT:
+        case XACT_EVENT_PARALLEL_ABORT:
+            ivm::pg::reset_pending(InvalidSubTransactionId);
+            ivm::pg::reset_maintenance_state(InvalidSubTransactionId);
+            break;
+        default:
+            break;
+    }
+}
+
+void on_subxact(SubXactEvent event, SubTransactionId mine, SubTransactionId, void*) {
+    if (event != SUBXACT_EVENT_ABORT_SUB) return;
+    ivm::pg::reset_pending(mine);
+    ivm::pg::reset_maintenance_state(mine);
+}
+
+void on_relcache(Datum, Oid relid) { ivm::pg::invalidate_runtimes(relid); }
+
+}  // namespace
+
+void _PG_init(void) {
+    RegisterXactCallback(on_xact, nullptr);
+    RegisterSubXactCallback(on_subxact, nullptr);
+    CacheRegisterRelcacheCallback(on_relcache, 0);
+}

@@ -1,0 +1,193 @@
+// Where a change enters.  Each base table of a view carries a BEFORE
+// STATEMENT trigger and AFTER STATEMENT triggers with transition tables.
+// One SQL statement can fire several of them for one view (a writable CTE
+// changing two tables, a trigger writing another table, INSERT ... ON
+// CONFLICT firing both INSERT and UPDATE).  Every BEFORE firing is counted;
+// an AFTER firing that leaves BEFOREs unanswered only keeps a copy of its
+// transition tables; the one that answers the last BEFORE maintains the
+// view once, with every base table in its final state and all the deltas.
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+#include "pg/maintain.hpp"
+#include "pg/pending.hpp"
+#include "pg/spi.hpp"
+
+#include <unordered_map>
+
+namespace ivm::pg {
+namespace {
+
+// One trigger firing for a view; AFTER firings may carry saved deltas.
+struct Firing {
+    SubTransactionId subxact;
+    bool before;           // BEFORE STATEMENT (true) or AFTER STATEMENT
+    Oid relid;
+    bool truncate = false;
+    Tuplestorestate* new_rows = nullptr;  // copies, in pending_context
+    Tuplestorestate* old_rows = nullptr;
+};
+
+std::unordered_map<int32, std::vector<Firing>> pending;
+MemoryContext pending_context = nullptr;  // child of TopTransactionContext
+
+int32 view_id_argument(TriggerData* data) {
+    if (data->tg_trigger->tgnargs != 1)
+        throw Error(sqlstate::internal_error, "ivm trigger without a view id");
+    return static_cast<int32>(std::stol(data->tg_trigger->tgargs[0]));
+}
+
+TriggerData* trigger_data(FunctionCallInfo fcinfo) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        throw Error("39P01", "ivm trigger functions can only be called as triggers");
+    return reinterpret_cast<TriggerData*>(fcinfo->context);
+}
+
+MemoryContext pending_memory() {
+    if (pending_context == nullptr)
+        pending_context = call([] {
+            return AllocSetContextCreate(TopTransactionContext, "ivm pending changes",
+                                         ALLOCSET_DEFAULT_SIZES);
+        });
+    return pending_context;
+}
+
+// Appends every row of `from` to `into` (same row type), reading `from`
+// through a read pointer of its own: a transition table is shared by all
+// the AFTER triggers of its event.
+void append_rows(Tuplestorestate* into, Tuplestorestate* from, TupleDesc desc) {
+    MemoryContext memory = pending_memory();
+    call([&] {
+        MemoryContext old = MemoryContextSwitchTo(memory);
+        TupleTableSlot* slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+        int reader = tuplestore_alloc_read_pointer(from, EXEC_FLAG_REWIND);
+        tuplestore_select_read_pointer(from, reader);
+        tuplestore_rescan(from);
+        while (tuplestore_gettupleslot(from, true, false, slot)) tuplestore_puttupleslot(into, slot);
+        tuplestore_select_read_pointer(from, 0);
+        ExecDropSingleTupleTableSlot(slot);
+        MemoryContextSwitchTo(old);
+    });
+}
+
+Tuplestorestate* copy_rows(Tuplestorestate* source, TupleDesc desc) {
+    if (source == nullptr) return nullptr;
+    MemoryContext memory = pending_memory();
+    Tuplestorestate* copy = call([&] {
+        MemoryContext old = MemoryContextSwitchTo(memory);
+        Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
+        MemoryContextSwitchTo(old);
+        return store;
+    });
+    append_rows(copy, source, desc);
+    return copy;
+}
+
+TupleDesc base_descriptor(Oid relid) {
+    return call([&] {
+        Relation rel = table_open(relid, AccessShareLock);
+        TupleDesc desc = CreateTupleDescCopy(RelationGetDescr(rel));
+        table_close(rel, AccessShareLock);
+        return desc;
+    });
+}
+
+// Gathers the saved deltas per base (concatenating several firings of one
+// base) and maintains the view.
+void maintain(int32 view_id, std::vector<Firing>& firings) {
+    spi::connect();
+    ViewRuntime& view = runtime_for(view_id);
+    bool truncated = false;
+    std::vector<BaseChange> changes(view.analyzed.base_oids.size());
+    for (Firing& f : firings) {
+        if (f.before) continue;
+        truncated |= f.truncate;
+        int b = view.base_index(f.relid);
+        if (b < 0) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
+        BaseChange& c = changes[b];
+        for (auto [into, from] : {std::pair{&c.new_rows, f.new_rows}, std::pair{&c.old_rows, f.old_rows}}) {
+            if (from == nullptr) continue;
+            if (*into == nullptr) {
+                *into = from;
+            } else {
+                TupleDesc desc = base_descriptor(f.relid);
+                append_rows(*into, from, desc);
+            }
+        }
+    }
+    if (truncated)
+        refresh(view);  // TRUNCATE has no transition tables: recompute
+    else
+        apply_changes(view, changes);
+    spi::finish();
+}
+
+}  // namespace
+
+void reset_pending(SubTransactionId aborted) {
+    if (aborted == InvalidSubTransactionId) {
+        pending.clear();
+        pending_context = nullptr;  // deleted with TopTransactionContext
+        return;
+    }
+    for (auto it = pending.begin(); it != pending.end();) {
+        auto& firings = it->second;
+        while (!firings.empty() && firings.back().subxact >= aborted) firings.pop_back();
+        it = firings.empty() ? pending.erase(it) : std::next(it);
+    }
+}
+
+}  // namespace ivm::pg
+
+using namespace ivm::pg;
+
+IVM_SQL_FUNCTION(ivm_before_base_change) {
+    TriggerData* data = trigger_data(fcinfo);
+    int32 view_id = view_id_argument(data);
+    pending[view_id].push_back({GetCurrentSubTransactionId(), true, RelationGetRelid(data->tg_relation)});
+    return PointerGetDatum(nullptr);
+}
+
+IVM_SQL_FUNCTION(ivm_after_base_change) {
+    TriggerData* data = trigger_data(fcinfo);
+    int32 view_id = view_id_argument(data);
+    std::vector<Firing>& firings = pending[view_id];
+    int unanswered = 0;
+    for (const Firing& f : firings) unanswered += f.before ? 1 : -1;
+    if (unanswered <= 0) {
+        pending.erase(view_id);
+        throw ivm::Error(ivm::sqlstate::internal_error,
+                         "ivm AFTER trigger fired without its BEFORE trigger");
+    }
+    Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
+    firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
+    if (unanswered > 1) {
+        // Other changes of this statement are still to come: keep a copy,
+        // the trigger's tuplestores are freed when its query level ends.
+        TupleDesc desc = RelationGetDescr(data->tg_relation);
+        firing.new_rows = copy_rows(data->tg_newtable, desc);
+        firing.old_rows = copy_rows(data->tg_oldtable, desc);
+        firings.push_back(firing);
+        return PointerGetDatum(nullptr);
+    }
+    firing.new_rows = data->tg_newtable;
+    firing.old_rows = data->tg_oldtable;
+    std::vector<Firing> batch = std::move(firings);
+    pending.erase(view_id);
+    batch.push_back(firing);
+    maintain(view_id, batch);
+    return PointerGetDatum(nullptr);
+}
+
+// Storage tables and views of ivm are written by maintenance only.
+IVM_SQL_FUNCTION(ivm_refuse_direct_change) {
+    TriggerData* data = trigger_data(fcinfo);
+    Oid relid = RelationGetRelid(data->tg_relation);
+    if (data->tg_relation->rd_rel->relkind == RELKIND_RELATION && maintaining(relid))
+        return PointerGetDatum(nullptr);
+    const std::string name = qualified_name(relid);
+    throw ivm::Error(ivm::sqlstate::wrong_object_type,
+                     data->tg_relation->rd_rel->relkind == RELKIND_RELATION
+                         ? "cannot change " + name + ": it stores an incrementally maintained view"
+                         : "cannot change incrementally maintained view " + name,
+                     {}, "Change the view's base tables; ivm keeps the view equal to its query.");
+}
