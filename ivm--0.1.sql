@@ -45,6 +45,10 @@ CREATE FUNCTION ivm.refresh_view(name text) RETURNS bigint
 COMMENT ON FUNCTION ivm.refresh_view(text) IS
     'recompute an incrementally maintained view from scratch; returns its number of rows';
 
+-- The rows 1..n: a view repeats each stored tuple by its derivation count.
+CREATE FUNCTION ivm.copies(n bigint) RETURNS SETOF bigint
+    AS 'MODULE_PATHNAME', 'ivm_copies' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1;
+
 -- Trigger functions installed by ivm.create_view.
 CREATE FUNCTION ivm.before_base_change() RETURNS trigger
     AS 'MODULE_PATHNAME', 'ivm_before_base_change' LANGUAGE C;

@@ -159,7 +159,7 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
 std::string user_view_ddl(const CountingView& view, const std::string& user_view) {
     std::string from = view.storage + " __ivm_s";
     if (!view.distinct)
-        from += " CROSS JOIN LATERAL pg_catalog.generate_series(1::bigint, __ivm_s.__ivm_count) __ivm_n";
+        from += " CROSS JOIN LATERAL ivm.copies(__ivm_s.__ivm_count) __ivm_n";
     return "CREATE VIEW " + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " +
            from;
 }

@@ -142,11 +142,14 @@ void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes) {
         case RELKIND_FOREIGN_TABLE: throw unsupported(relation_construct("the foreign table", relid) + " as a base table");
         default: throw unsupported(relation_construct("the relation", relid) + " as a base table");
     }
-    if (persistence == RELPERSISTENCE_TEMP)
-        throw unsupported(relation_construct("the temporary table", relid) + " as a base table");
-    if (rte->inh && call([&] { return has_subclass(relid); }))
-        throw unsupported(relation_construct("the table with inheritance children", relid) + " as a base table",
-                          "Use FROM ONLY to read the parent alone.");
+    if (persistence == RELPERSISTENCE_TEMP) {
+        const char* name = call([&] { return get_rel_name(relid); });
+        throw unsupported(std::string("the temporary table ") + name + " as a base table");
+    }
+    // Even FROM ONLY: a statement on the parent hands over its children's
+    // rows in the transition tables too.
+    if (call([&] { return has_subclass(relid); }))
+        throw unsupported(relation_construct("the inheritance parent", relid) + " as a base table");
     rtindexes.push_back(rti);
 }
 
@@ -261,7 +264,7 @@ PgError in_query(const PgError& error, const char* query_text) {
 
 }  // namespace
 
-void validate_query(const char* query_text) {
+Query* validate_query(const char* query_text) {
     List* statements = nullptr;
     try {
         statements = call([&] { return raw_parser(query_text, RAW_PARSE_DEFAULT); });
@@ -288,6 +291,7 @@ void validate_query(const char* query_text) {
                         std::string("column \"") + te->resname + "\" specified more than once");
         names.push_back(te->resname);
     }
+    return q;
 }
 
 AnalyzedView analyze_view(Oid query_view, const std::string& storage) {
@@ -297,6 +301,10 @@ AnalyzedView analyze_view(Oid query_view, const std::string& storage) {
         table_close(rel, AccessShareLock);
         return query;
     });
+    return analyze_query(q, storage);
+}
+
+AnalyzedView analyze_query(Query* q, const std::string& storage) {
     check_query_shape(q);
     std::vector<int> rtindexes;
     collect_sources(q, reinterpret_cast<Node*>(q->jointree), rtindexes);

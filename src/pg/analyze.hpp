@@ -17,9 +17,11 @@ struct AnalyzedView {
 
 // Parses and analyzes the user's query as PostgreSQL would (42601, 42P01,
 // ... reported against the query text); it must be exactly one SELECT.
-void validate_query(const char* query_text);
+Query* validate_query(const char* query_text);
 
-// Analyzes the defining query stored in the plain view query_view.
+// Refuses what cannot be maintained, and describes the rest.
+AnalyzedView analyze_query(Query* query, const std::string& storage);
+// The same for the defining query stored in the plain view query_view.
 AnalyzedView analyze_view(Oid query_view, const std::string& storage);
 
 // "schema"."name" for a relation, quoted.

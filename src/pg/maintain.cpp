@@ -43,7 +43,7 @@ void free_plans(ViewRuntime& view) {
 }
 
 // Maintenance runs as the view's owner in a restricted security context
-// with only pg_catalog on the search path, as REFRESH MATERIALIZED VIEW
+// with only pg_catalog on the search path (and no JIT), as REFRESH MATERIALIZED VIEW
 // does: whoever changed a base table cannot make it run their own code.
 // There is no cleanup on error paths: the (sub)transaction abort restores
 // the user, the GUCs and SPI, and the abort callbacks reset `writing`.
@@ -61,6 +61,9 @@ Elevated enter(const ViewRuntime& view) {
         int level = NewGUCNestLevel();
         set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
                           GUC_ACTION_SAVE, true, 0, false);
+        // Kept plans decide on JIT once, from estimates; compiling costs more
+        // than the small deltas they are kept for ever take.
+        set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
         return level;
     });
     writing.push_back({view.entry.storage, GetCurrentSubTransactionId()});

@@ -73,7 +73,7 @@ using namespace ivm::pg;
 IVM_SQL_FUNCTION(ivm_create_view) {
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
-    validate_query(query);
+    Query* parsed = validate_query(query);
 
     Oid nsp = InvalidOid;
     char* relname_c = nullptr;
@@ -95,6 +95,7 @@ IVM_SQL_FUNCTION(ivm_create_view) {
     const std::string view_name = quoted(nsp, relname);
     const std::string storage_name = quoted(nsp, relname + storage_suffix);
     const std::string query_name = quoted(nsp, relname + query_suffix);
+    analyze_query(parsed, storage_name);  // refuse before creating anything
 
     spi::connect();
     // The defining query lives on as a plain view: PostgreSQL then tracks

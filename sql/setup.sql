@@ -1,0 +1,32 @@
+-- Shared by the regression tests: ivm_check(view) compares a view with its
+-- defining query run from scratch, as multisets.
+CREATE FUNCTION ivm_check(view regclass) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    q text;
+    extra bigint;
+    missing bigint;
+BEGIN
+    SELECT definition INTO STRICT q FROM ivm.views WHERE name = view;
+    EXECUTE format('SELECT (SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL (%s)) x),
+                           (SELECT count(*) FROM ((%s) EXCEPT ALL SELECT * FROM %s) y)',
+                   view, q, q, view) INTO extra, missing;
+    IF extra = 0 AND missing = 0 THEN
+        RETURN 'ok';
+    END IF;
+    RETURN format('MISMATCH: %s extra, %s missing', extra, missing);
+END $$;
+SELECT extname, extversion FROM pg_extension WHERE extname = 'ivm';
+\dn ivm
+-- ivm_error(statement): the SQLSTATE and message of the error the statement
+-- raises (in a subtransaction, so nothing it did survives).
+CREATE FUNCTION ivm_error(statement text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE statement;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+-- refused(query): what ivm.create_view says to a definition.
+CREATE FUNCTION refused(query text) RETURNS text LANGUAGE sql AS $$
+    SELECT ivm_error(format('SELECT ivm.create_view(%L, %L)', 'x', query))
+$$;

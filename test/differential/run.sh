@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the differential tester against the cluster in PGHOST/PGPORT.
+#   test/differential/run.sh [seeds] [steps]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+seeds=${1:-${IVM_DT_SEEDS:-25}}
+steps=${2:-${IVM_DT_STEPS:-150}}
+db=ivm_differential
+psql=(/usr/lib/postgresql/15/bin/psql -X -q -v ON_ERROR_STOP=1)
+# The checks run the views' queries on tiny, often truncated tables whose
+# stale statistics would make every check pay for JIT compilation.
+export PGOPTIONS="${PGOPTIONS:-} -c jit=off"
+
+"${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+"${psql[@]}" -d $db -c "CREATE EXTENSION ivm" -f "$here/tester.sql" >/dev/null
+
+failed=0
+passed=0
+for seed in $(seq 1 "$seeds"); do
+    if out=$("${psql[@]}" -d $db -c "SET client_min_messages = warning" \
+                 -c "SELECT ivm.drop_view(name::text) FROM ivm.views" \
+                 -c "CALL ivm_dt.reset_tables()" -f "$here/views.sql" -c "CALL ivm_dt.compile_checks()" \
+                 -c "CALL ivm_dt.run($seed, $steps)" 2>&1 >/dev/null); then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "differential: seed $seed FAILED"
+        echo "$out" | sed 's/^/    /'
+    fi
+done
+echo "differential: $seeds seeds x $steps statements, $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

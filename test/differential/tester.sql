@@ -1,0 +1,125 @@
+-- The differential tester: random DML on small tables full of duplicates
+-- and NULLs, and after every statement each incrementally maintained view
+-- must equal its defining query run from scratch (EXCEPT ALL both ways).
+-- A failure raises an error naming the seed, the step and the statement.
+CREATE SCHEMA ivm_dt;
+
+-- Small value ranges so that joins match often, duplicates are common and
+-- NULLs show up everywhere.
+CREATE FUNCTION ivm_dt.val(hi int, null_pct int DEFAULT 15) RETURNS text
+LANGUAGE sql AS $$
+    SELECT CASE WHEN random() * 100 < null_pct THEN 'NULL'
+                ELSE (floor(random() * hi))::int::text END
+$$;
+
+CREATE FUNCTION ivm_dt.pick(VARIADIC options text[]) RETURNS text
+LANGUAGE sql AS $$ SELECT options[1 + floor(random() * array_length(options, 1))::int] $$;
+
+-- The schema every run starts from.  Views are created by the caller.
+CREATE PROCEDURE ivm_dt.reset_tables() LANGUAGE plpgsql AS $$
+BEGIN
+    DROP TABLE IF EXISTS public.r, public.s, public.t CASCADE;
+    CREATE TABLE public.r (a int, b int, c text);
+    CREATE TABLE public.s (b int, d int);
+    CREATE TABLE public.t (d int, e text);
+    INSERT INTO public.r SELECT (random() * 6)::int, nullif((random() * 5)::int, 0),
+                                (ARRAY['x', 'y', NULL])[1 + (random() * 2)::int]
+                           FROM generate_series(1, 12);
+    INSERT INTO public.s SELECT nullif((random() * 5)::int, 0), (random() * 4)::int FROM generate_series(1, 8);
+    INSERT INTO public.t SELECT (random() * 4)::int, (ARRAY['p', 'q', NULL])[1 + (random() * 2)::int]
+                           FROM generate_series(1, 6);
+    ANALYZE public.r, public.s, public.t;
+END $$;
+
+-- One random statement: single-table DML of every kind, statements that
+-- change two tables at once (writable CTEs), no-op updates, truncates.
+CREATE FUNCTION ivm_dt.random_statement() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    k int := floor(random() * 22)::int;
+BEGIN
+    RETURN CASE k
+    WHEN 0 THEN format('INSERT INTO r VALUES (%s, %s, %L)', ivm_dt.val(6), ivm_dt.val(5), ivm_dt.pick('x', 'y', 'z', NULL))
+    WHEN 1 THEN format('INSERT INTO r SELECT a, b, c FROM r WHERE a = %s', ivm_dt.val(6, 0))
+    WHEN 2 THEN format('INSERT INTO s VALUES (%s, %s), (%s, %s)', ivm_dt.val(5), ivm_dt.val(4), ivm_dt.val(5), ivm_dt.val(4))
+    WHEN 3 THEN format('INSERT INTO t VALUES (%s, %L)', ivm_dt.val(4), ivm_dt.pick('p', 'q', NULL))
+    WHEN 4 THEN format('DELETE FROM r WHERE a = %s', ivm_dt.val(6, 0))
+    WHEN 5 THEN format('DELETE FROM r WHERE b IS NULL AND a < %s', ivm_dt.val(6, 0))
+    WHEN 6 THEN format('DELETE FROM s WHERE b = %s', ivm_dt.val(5, 0))
+    WHEN 7 THEN format('DELETE FROM t WHERE d = %s OR e IS NULL', ivm_dt.val(4, 0))
+    WHEN 8 THEN format('UPDATE r SET b = %s WHERE a = %s', ivm_dt.val(5), ivm_dt.val(6, 0))
+    WHEN 9 THEN format('UPDATE r SET c = %L WHERE b = %s', ivm_dt.pick('x', 'y', NULL), ivm_dt.val(5, 0))
+    WHEN 10 THEN format('UPDATE s SET b = b + 1 WHERE d = %s', ivm_dt.val(4, 0))
+    WHEN 11 THEN format('UPDATE s SET d = %s WHERE b = %s', ivm_dt.val(4), ivm_dt.val(5, 0))
+    WHEN 12 THEN 'UPDATE r SET a = a'   -- changes nothing
+    WHEN 13 THEN format('UPDATE t SET e = %L WHERE d = %s', ivm_dt.pick('p', 'q', NULL), ivm_dt.val(4, 0))
+    WHEN 14 THEN format('WITH x AS (DELETE FROM r WHERE a = %s RETURNING *) INSERT INTO s SELECT b, a FROM x', ivm_dt.val(6, 0))
+    WHEN 15 THEN format('WITH x AS (DELETE FROM s WHERE d = %s RETURNING *) INSERT INTO r SELECT d, b, %L FROM x', ivm_dt.val(4, 0), ivm_dt.pick('x', NULL))
+    WHEN 16 THEN format('WITH x AS (UPDATE s SET d = d + 1 WHERE b = %s RETURNING *) UPDATE r SET b = b + 1 WHERE a IN (SELECT d FROM x)', ivm_dt.val(5, 0))
+    WHEN 17 THEN format('WITH x AS (DELETE FROM r WHERE a = %s RETURNING *) INSERT INTO r SELECT a + 1, b, c FROM x', ivm_dt.val(6, 0))
+    WHEN 18 THEN format('WITH x AS (INSERT INTO t VALUES (%s, %L) RETURNING *) DELETE FROM s WHERE d IN (SELECT d FROM x)', ivm_dt.val(4, 0), ivm_dt.pick('p', 'q'))
+    WHEN 19 THEN ivm_dt.pick('TRUNCATE s', 'TRUNCATE t', 'DELETE FROM r')
+    WHEN 20 THEN format('INSERT INTO r SELECT g %% 6, %s, NULL FROM generate_series(1, %s) g', ivm_dt.val(5), 1 + floor(random() * 8)::int)
+    ELSE format('UPDATE r SET a = b, b = a WHERE c IS NOT DISTINCT FROM %L', ivm_dt.pick('x', 'y', NULL))
+    END;
+END $$;
+
+-- Writes ivm_dt.check_views(context): every view equal to its query, as a
+-- multiset.  Generated as static SQL once the views exist, so PL/pgSQL keeps
+-- the plans of the checks across the statements of a run.
+CREATE PROCEDURE ivm_dt.compile_checks() LANGUAGE plpgsql AS $proc$
+DECLARE
+    v record;
+    body text := '';
+BEGIN
+    FOR v IN SELECT name::text AS name, definition FROM ivm.views ORDER BY 1 LOOP
+        body := body || format($f$
+    SELECT (SELECT count(*) FROM (SELECT * FROM %1$s EXCEPT ALL (%2$s)) x),
+           (SELECT count(*) FROM ((%2$s) EXCEPT ALL SELECT * FROM %1$s) y) INTO extra, missing;
+    IF extra <> 0 OR missing <> 0 THEN
+        RAISE EXCEPTION 'view %% differs from its query (%% extra, %% missing rows) %%', %1$L, extra, missing, context;
+    END IF;$f$, v.name, v.definition);
+    END LOOP;
+    EXECUTE format($f$CREATE OR REPLACE FUNCTION ivm_dt.check_views(context text) RETURNS void
+        LANGUAGE plpgsql AS $body$ DECLARE extra bigint; missing bigint; BEGIN %s
+        END $body$$f$, body);
+END $proc$;
+
+-- A run: `steps` random statements grouped into transactions that commit
+-- or roll back; some statements run in a subtransaction that is rolled
+-- back.  Checks after every statement, inside and outside transactions.
+CREATE PROCEDURE ivm_dt.run(seed int, steps int) LANGUAGE plpgsql AS $$
+DECLARE
+    stmt text;
+    context text;
+    step int := 0;
+    in_tx int;
+BEGIN
+    PERFORM setseed(seed / 1000.0);
+    WHILE step < steps LOOP
+        in_tx := 1 + floor(random() * 4)::int;
+        FOR i IN 1 .. in_tx LOOP
+            step := step + 1;
+            stmt := ivm_dt.random_statement();
+            context := format('(seed %s, step %s, after: %s)', seed, step, stmt);
+            IF random() < 0.1 THEN
+                BEGIN
+                    EXECUTE stmt;
+                    PERFORM ivm_dt.check_views(context || ' [inside a subtransaction]');
+                    RAISE EXCEPTION USING ERRCODE = 'P0004', MESSAGE = 'roll back';
+                EXCEPTION WHEN assert_failure THEN
+                    NULL;
+                END;
+                context := context || ' [rolled back subtransaction]';
+            ELSE
+                EXECUTE stmt;
+            END IF;
+            PERFORM ivm_dt.check_views(context);
+        END LOOP;
+        IF random() < 0.2 THEN
+            ROLLBACK;
+            PERFORM ivm_dt.check_views(format('(seed %s, step %s, after ROLLBACK)', seed, step));
+        ELSE
+            COMMIT;
+        END IF;
+    END LOOP;
+END $$;

@@ -1,0 +1,118 @@
+#include "core/counting.hpp"
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using ivm::Column;
+using ivm::CountingView;
+using ivm::Source;
+
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+}
+
+// r JOIN s: two bases, one occurrence each.
+CountingView join_view() {
+    CountingView v;
+    v.storage = "public.v__ivm_data";
+    v.columns = {{"a", "OPERATOR(pg_catalog.=)", true}, {"c", "OPERATOR(pg_catalog.=)", true}};
+    v.bases = {"public.r", "public.s"};
+    v.sources = {Source{0, true}, Source{1, true}};  // FROM ONLY r, ONLY s
+    v.spj_template = "SELECT r.a, s.c, r.__ivm_cnt AS __ivm_c1, s.__ivm_cnt AS __ivm_c2 FROM __ivm_src_1 r, __ivm_src_2 s";
+    return v;
+}
+
+// r x JOIN r y: one base read twice.
+CountingView self_join_view() {
+    CountingView v = join_view();
+    v.bases = {"public.r"};
+    v.sources = {Source{0, false}, Source{0, true}};
+    return v;
+}
+
+TEST(CountingDelta, OneChangedTableGivesOneTerm) {
+    std::string sql = ivm::counting::delta_query(join_view(), {true, false});
+    EXPECT_EQ(occurrences(sql, "WITH __ivm_src_1"), 1u);
+    EXPECT_NE(sql.find("FROM ivm_new_1"), std::string::npos);
+    EXPECT_NE(sql.find("FROM ivm_old_1"), std::string::npos);
+    EXPECT_EQ(sql.find("ivm_new_2"), std::string::npos);  // s is read as it is now
+    EXPECT_NE(sql.find("FROM ONLY public.s"), std::string::npos);
+    EXPECT_NE(sql.find("HAVING pg_catalog.sum(__ivm_cnt) OPERATOR(pg_catalog.<>) 0"), std::string::npos);
+}
+
+TEST(CountingDelta, TwoChangedTablesTelescope) {
+    std::string sql = ivm::counting::delta_query(join_view(), {true, true});
+    // term 1: dR x S(now); term 2: R(before) x dS
+    EXPECT_EQ(occurrences(sql, " UNION ALL SELECT __ivm_t."), 1u);
+    // R before the statement = now - inserted + deleted
+    EXPECT_NE(sql.find("FROM ONLY public.r __ivm_r UNION ALL SELECT __ivm_r.*, -1::bigint AS __ivm_cnt FROM ivm_new_1"),
+              std::string::npos);
+    // counts multiply for occurrences not read as they are now
+    EXPECT_NE(sql.find("__ivm_t.__ivm_c1 OPERATOR(pg_catalog.*) __ivm_t.__ivm_c2"), std::string::npos);
+}
+
+TEST(CountingDelta, SelfJoinChangesBothOccurrences) {
+    std::string sql = ivm::counting::delta_query(self_join_view(), {true});
+    EXPECT_EQ(occurrences(sql, "FROM (WITH "), 2u);
+    EXPECT_NE(sql.find("public.r __ivm_r"), std::string::npos);
+}
+
+TEST(CountingDelta, UnchangedViewIsAnError) {
+    EXPECT_THROW(ivm::counting::delta_query(join_view(), {false, false}), ivm::Error);
+}
+
+TEST(CountingMerge, MatchesByKeyAndNullSafeEquality) {
+    std::string sql = ivm::counting::merge_statement(join_view(), "SELECT 1");
+    EXPECT_NE(sql.find("__ivm_s.__ivm_key OPERATOR(pg_catalog.=) pg_catalog.hash_record_extended(ROW(__ivm_d.a, __ivm_d.c), 0::bigint)"),
+              std::string::npos);
+    EXPECT_NE(sql.find("(__ivm_s.a OPERATOR(pg_catalog.=) __ivm_d.a OR (__ivm_s.a IS NULL AND __ivm_d.a IS NULL))"),
+              std::string::npos);
+    EXPECT_NE(sql.find("DELETE FROM public.v__ivm_data"), std::string::npos);
+    EXPECT_NE(sql.find("UPDATE public.v__ivm_data"), std::string::npos);
+    EXPECT_NE(sql.find("INSERT INTO public.v__ivm_data (a, c, __ivm_count)"), std::string::npos);
+}
+
+TEST(CountingMerge, UnhashableColumnsStayOutOfTheKey) {
+    CountingView v = join_view();
+    v.columns[1].hashable = false;
+    std::string sql = ivm::counting::merge_statement(v, "SELECT 1");
+    EXPECT_NE(sql.find("ROW(__ivm_d.a)"), std::string::npos);
+    v.columns[0].hashable = false;
+    sql = ivm::counting::merge_statement(v, "SELECT 1");
+    EXPECT_EQ(sql.find("__ivm_key"), std::string::npos);
+    auto ddl = ivm::counting::storage_ddl(v, "public.v__ivm_query");
+    ASSERT_EQ(ddl.size(), 1u);  // no key column, no index
+    EXPECT_EQ(ddl[0].find("__ivm_key"), std::string::npos);
+}
+
+TEST(CountingStorage, KeyIsIndexed) {
+    auto ddl = ivm::counting::storage_ddl(join_view(), "public.v__ivm_query");
+    ASSERT_EQ(ddl.size(), 2u);
+    EXPECT_NE(ddl[0].find("LIKE public.v__ivm_query"), std::string::npos);
+    EXPECT_NE(ddl[0].find("GENERATED ALWAYS AS (pg_catalog.hash_record_extended(ROW(a, c), 0::bigint)) STORED"),
+              std::string::npos);
+    EXPECT_EQ(ddl[1], "CREATE INDEX ON public.v__ivm_data (__ivm_key)");
+}
+
+TEST(CountingStorage, BagViewRepeatsTuplesDistinctViewDoesNot) {
+    CountingView v = join_view();
+    EXPECT_NE(ivm::counting::user_view_ddl(v, "public.v").find("ivm.copies(__ivm_s.__ivm_count)"),
+              std::string::npos);
+    v.distinct = true;
+    EXPECT_EQ(ivm::counting::user_view_ddl(v, "public.v").find("ivm.copies"), std::string::npos);
+    EXPECT_NE(ivm::counting::row_count_query(v).find("count(*)"), std::string::npos);
+}
+
+TEST(CountingRefresh, ComparesQueryWithStorage) {
+    std::string sql = ivm::counting::refresh_delta_query(join_view());
+    EXPECT_NE(sql.find("OPERATOR(pg_catalog.-) __ivm_count)::bigint FROM public.v__ivm_data"), std::string::npos);
+    EXPECT_EQ(sql.find("ivm_new_"), std::string::npos);
+}
+
+}  // namespace
