@@ -56,24 +56,26 @@ run_demo() {
 }
 
 run_tests() {
-    local failed=0
-    log "unit tests (src/core)"
-    make -C "$here/test/unit" -s run || failed=1
-
-    log "regression tests (pg_regress)"
+    local passed=0 failed=0
+    suite() {  # suite NAME COMMAND...: runs one suite and counts it
+        log "$1"
+        shift
+        if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    }
+    suite "unit tests (src/core)" make -C "$here/test/unit" -s run
     # pg_regress writes its results into the source tree; it runs as root
     # and connects to the cluster as the postgres role.
-    if ! make -C "$here" -s installcheck; then
-        failed=1
-        [ -f "$here/regression.diffs" ] && cat "$here/regression.diffs"
-    fi
-
-    log "differential tests"
-    "$here/test/differential/run.sh" || failed=1
-
+    suite "regression tests (pg_regress)" regression_tests
+    suite "differential tests" "$here/test/differential/run.sh"
     echo
-    if [ $failed -eq 0 ]; then echo "all test suites passed"; else echo "some test suites FAILED"; fi
-    return $failed
+    echo "test suites: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
+
+regression_tests() {
+    make -C "$here" -s installcheck && return 0
+    [ -f "$here/regression.diffs" ] && cat "$here/regression.diffs"
+    return 1
 }
 
 case "${1:-}" in
