@@ -12,7 +12,8 @@ CREATE TABLE ivm.view_catalog (
     query_view     regclass NOT NULL UNIQUE,   -- the defining query, as a plain view
     algorithm      text NOT NULL CHECK (algorithm IN ('counting', 'dred')),
     definition     text NOT NULL,              -- the query as the user wrote it
-    base_relations regclass[] NOT NULL
+    base_relations regclass[] NOT NULL,
+    populated      boolean NOT NULL DEFAULT true  -- false after refresh_view(..., false)
 );
 CREATE SEQUENCE ivm.view_id_seq OWNED BY ivm.view_catalog.view_id;
 SELECT pg_catalog.pg_extension_config_dump('ivm.view_catalog', '');
@@ -23,6 +24,7 @@ SELECT c.view_name      AS name,
        c.algorithm,
        c.definition,
        c.base_relations,
+       c.populated,
        c.storage,
        c.query_view
   FROM ivm.view_catalog c;
@@ -40,10 +42,39 @@ CREATE FUNCTION ivm.drop_view(name text) RETURNS void
 COMMENT ON FUNCTION ivm.drop_view(text) IS
     'drop an incrementally maintained view with its storage and triggers';
 
-CREATE FUNCTION ivm.refresh_view(name text) RETURNS bigint
+CREATE FUNCTION ivm.refresh_view(name text, with_data boolean DEFAULT true) RETURNS bigint
     AS 'MODULE_PATHNAME', 'ivm_refresh_view' LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION ivm.refresh_view(text) IS
-    'recompute an incrementally maintained view from scratch; returns its number of rows';
+COMMENT ON FUNCTION ivm.refresh_view(text, boolean) IS
+    'recompute an incrementally maintained view from scratch and return its number of rows; with_data => false empties it and pauses maintenance, like REFRESH MATERIALIZED VIEW ... WITH NO DATA';
+
+CREATE FUNCTION ivm.explain_view(name text) RETURNS SETOF text
+    AS 'MODULE_PATHNAME', 'ivm_explain_view' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION ivm.explain_view(text) IS
+    'how an incrementally maintained view is maintained: algorithm, storage, and the SQL run when each base relation changes';
+
+-- Maintenance statistics, kept in shared memory (ivm must be in
+-- shared_preload_libraries): counted without any catalog write.
+CREATE FUNCTION ivm.stats_entries(OUT view_id integer, OUT maintenance_runs bigint,
+        OUT tuples_inserted bigint, OUT tuples_deleted bigint, OUT total_time_ms double precision,
+        OUT last_time_ms double precision, OUT last_maintained timestamptz)
+    RETURNS SETOF record AS 'MODULE_PATHNAME', 'ivm_stats_entries' LANGUAGE C STRICT VOLATILE;
+CREATE FUNCTION ivm.reset_stats() RETURNS void
+    AS 'MODULE_PATHNAME', 'ivm_reset_stats' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION ivm.reset_stats() IS 'clear the maintenance statistics of this database''s views';
+CREATE VIEW ivm.stats AS
+SELECT c.view_name AS name,
+       COALESCE(s.maintenance_runs, 0) AS maintenance_runs,
+       COALESCE(s.tuples_inserted, 0) AS tuples_inserted,
+       COALESCE(s.tuples_deleted, 0) AS tuples_deleted,
+       COALESCE(s.total_time_ms, 0) AS total_time_ms,
+       s.last_time_ms,
+       s.last_maintained
+  FROM ivm.view_catalog c LEFT JOIN ivm.stats_entries() s ON s.view_id = c.view_id;
+GRANT SELECT ON ivm.stats TO PUBLIC;
+
+-- An unpopulated view reads from this, which refuses (SQLSTATE 55000).
+CREATE FUNCTION ivm.unpopulated(view regclass) RETURNS SETOF bigint
+    AS 'MODULE_PATHNAME', 'ivm_unpopulated' LANGUAGE C STRICT VOLATILE;
 
 -- The rows 1..n: a view repeats each stored tuple by its derivation count.
 CREATE FUNCTION ivm.copies(n bigint) RETURNS SETOF bigint

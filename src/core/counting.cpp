@@ -156,12 +156,19 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     return ddl;
 }
 
-std::string user_view_ddl(const CountingView& view, const std::string& user_view) {
+std::string user_view_ddl(const CountingView& view, const std::string& user_view, bool populated,
+                          ViewDdl how) {
+    const std::string create = how == ViewDdl::Create ? "CREATE VIEW " : "CREATE OR REPLACE VIEW ";
+    if (!populated) {
+        std::vector<std::string> nulls;
+        for (const Column& c : view.columns) nulls.push_back("NULL::" + c.type + " AS " + c.name);
+        return create + user_view + " AS SELECT " + sql::join(nulls, ", ") +
+               " FROM ivm.unpopulated(" + sql::literal(user_view) + "::regclass)";
+    }
     std::string from = view.storage + " __ivm_s";
     if (!view.distinct)
         from += " CROSS JOIN LATERAL ivm.copies(__ivm_s.__ivm_count) __ivm_n";
-    return "CREATE VIEW " + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " +
-           from;
+    return create + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " + from;
 }
 
 }  // namespace ivm::counting

@@ -41,7 +41,10 @@ std::string row_count_query(const CountingView& view);
 std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view);
 
 // The user-facing view over the storage: each tuple repeated by its count,
-// or once for DISTINCT.
-std::string user_view_ddl(const CountingView& view, const std::string& user_view);
+// or once for DISTINCT.  An unpopulated view has the same columns but reads
+// from ivm.unpopulated(), which refuses like an unpopulated materialized view.
+enum class ViewDdl { Create, Replace };
+std::string user_view_ddl(const CountingView& view, const std::string& user_view, bool populated,
+                          ViewDdl how = ViewDdl::Create);
 
 }  // namespace ivm::counting

@@ -22,6 +22,9 @@ std::string join_mapped(const std::vector<T>& items, const std::string& separato
 // A built-in operator, schema-qualified so no search_path can replace it.
 std::string op(const std::string& symbol);
 
+// A string literal: 'it''s'.
+std::string literal(const std::string& text);
+
 // "1, 2, ..., n": ordinals for GROUP BY.
 std::string ordinals(std::size_t n);
 

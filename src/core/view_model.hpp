@@ -14,6 +14,7 @@ struct Column {
     std::string name;      // quoted identifier
     std::string equality;  // qualified operator, e.g. OPERATOR(pg_catalog.=)
     bool hashable = true;  // has a hash function, so it is part of the storage key
+    std::string type;      // SQL type with typmod and collation, e.g. varchar(10) COLLATE "C"
 };
 
 // One occurrence of a base relation in the FROM tree.  Occurrence k (from 0)

@@ -176,6 +176,19 @@ std::string equality_operator(Oid type, const char* column) {
     return std::string("OPERATOR(") + nsp + "." + name + ")";
 }
 
+// The expression's type as SQL, schema-qualified, with typmod and collation.
+std::string sql_type(Node* expr) {
+    return call([&] {
+        Oid type = exprType(expr);
+        Oid collation = exprCollation(expr);
+        char* text = format_type_extended(type, exprTypmod(expr),
+                                          FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+        if (OidIsValid(collation) && collation != get_typcollation(type))
+            text = psprintf("%s COLLATE %s", text, generate_collation_name(collation));
+        return text;
+    });
+}
+
 bool hashable(Oid type) {
     TypeCacheEntry* tc = call([&] { return lookup_type_cache(type, TYPECACHE_HASH_EXTENDED_PROC); });
     return OidIsValid(tc->hash_extended_proc);
@@ -328,6 +341,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage) {
         const Oid type = exprType(reinterpret_cast<Node*>(te->expr));
         column.equality = equality_operator(type, resname);
         column.hashable = hashable(type);
+        column.type = sql_type(reinterpret_cast<Node*>(te->expr));
         out.model.columns.push_back(std::move(column));
     }
     if (out.model.columns.empty()) throw unsupported("views without columns");

@@ -11,7 +11,7 @@ namespace {
 
 const char* const select_entry =
     "SELECT view_id, view_name::oid, storage::oid, query_view::oid, algorithm, definition, "
-    "base_relations::oid[]::text FROM ivm.view_catalog ";
+    "base_relations::oid[]::text, populated FROM ivm.view_catalog ";
 
 Oid to_oid(const spi::Value& v) { return v ? static_cast<Oid>(std::stoul(*v)) : InvalidOid; }
 
@@ -39,6 +39,7 @@ std::optional<Entry> find(const std::string& where, const std::string& arg) {
     e.algorithm = r[4].value_or("");
     e.definition = r[5].value_or("");
     e.bases = to_oids(r[6]);
+    e.populated = r[7] == std::string("t");
     return e;
 }
 
@@ -96,6 +97,13 @@ void remove(int32 view_id) {
     as_catalog_owner([&] {
         spi::execute("DELETE FROM ivm.view_catalog WHERE view_id = $1::integer",
                      {std::to_string(view_id)});
+    });
+}
+
+void set_populated(int32 view_id, bool populated) {
+    as_catalog_owner([&] {
+        spi::execute("UPDATE ivm.view_catalog SET populated = $2::boolean WHERE view_id = $1::integer",
+                     {std::to_string(view_id), std::string(populated ? "true" : "false")});
     });
 }
 

@@ -16,6 +16,7 @@ struct Entry {
     std::string algorithm;
     std::string definition;
     std::vector<Oid> bases;
+    bool populated = true;
 };
 
 // Callers hold an SPI connection.
@@ -24,6 +25,7 @@ std::optional<Entry> find_by_id(int32 view_id);
 int32 next_view_id();
 void insert(const Entry& entry);
 void remove(int32 view_id);
+void set_populated(int32 view_id, bool populated);
 
 // The view named by a user's text argument, or 42P01 / 42809.
 Entry lookup(const char* name);

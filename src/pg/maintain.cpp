@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
 #include "pg/spi.hpp"
+#include "pg/stats.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -94,8 +95,10 @@ void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
         throw Error(sqlstate::internal_error, "could not register transition table " + name);
 }
 
-// Runs a merge statement, through a kept plan when `key` is given.
+// Runs a merge statement, through a kept plan when `key` is given, and
+// counts it in the statistics.
 MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::string& sql) {
+    const TimestampTz started = GetCurrentTimestamp();
     const char* text = sql.c_str();
     int rc;
     if (key.empty()) {
@@ -130,6 +133,11 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
                     "A change would make a stored derivation count negative.",
                     "Run ivm.refresh_view('" + name + "') to recompute it.");
     }
+    long seconds = 0;
+    int microseconds = 0;
+    TimestampDifference(started, GetCurrentTimestamp(), &seconds, &microseconds);
+    stats::record(view.entry.view_id, result.rows_added, result.rows_removed,
+                  static_cast<double>(seconds) * 1000.0 + microseconds / 1000.0);
     return result;
 }
 
@@ -210,6 +218,14 @@ MaintenanceResult refresh(ViewRuntime& view) {
         run_merge(view, "refresh", counting::merge_statement(model, counting::refresh_delta_query(model)));
     leave(e);
     return result;
+}
+
+void empty_storage(ViewRuntime& view) {
+    Oid storage = view.entry.storage;
+    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    Elevated e = enter(view);
+    spi::execute("DELETE FROM " + view.analyzed.model.storage);
+    leave(e);
 }
 
 int64 row_count(ViewRuntime& view) {

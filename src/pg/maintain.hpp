@@ -45,6 +45,8 @@ void forget_runtime(int32 view_id);
 MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes);
 // Makes the storage equal to the query run now.  Needs SPI.
 MaintenanceResult refresh(ViewRuntime& view);
+// Empties the storage (the view becomes unpopulated).  Needs SPI.
+void empty_storage(ViewRuntime& view);
 int64 row_count(ViewRuntime& view);
 
 // Whether the storage table is being written by maintenance right now.

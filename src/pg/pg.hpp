@@ -42,6 +42,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 #include "utils/varlena.h"
 }

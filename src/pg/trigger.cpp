@@ -96,6 +96,10 @@ TupleDesc base_descriptor(Oid relid) {
 void maintain(int32 view_id, std::vector<Firing>& firings) {
     spi::connect();
     ViewRuntime& view = runtime_for(view_id);
+    if (!view.entry.populated) {  // refresh_view(..., false): maintenance paused
+        spi::finish();
+        return;
+    }
     bool truncated = false;
     std::vector<BaseChange> changes(view.analyzed.base_oids.size());
     for (Firing& f : firings) {

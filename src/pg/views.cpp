@@ -1,6 +1,7 @@
 // The SQL interface: ivm.create_view, ivm.drop_view, ivm.refresh_view.
 #include "core/counting.hpp"
 #include "core/error.hpp"
+#include "core/sql_text.hpp"
 #include "core/triggers.hpp"
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
@@ -64,6 +65,61 @@ void notice(const std::string& message) {
     call([&] { ereport(NOTICE, (errmsg_internal("%s", text))); });
 }
 
+// The lines of ivm.explain_view: what a view is and what runs when each of
+// its base tables changes.
+std::vector<std::string> explain(const ViewRuntime& view) {
+    const CountingView& model = view.analyzed.model;
+    std::vector<std::string> lines;
+    lines.push_back("view " + qualified_name(view.entry.view) + (view.entry.populated ? "" : " (unpopulated)"));
+    lines.push_back("algorithm: counting: the query is not recursive, so each stored tuple carries "
+                    "the number of its derivations and leaves the view when it reaches zero");
+    lines.push_back("definition: " + view.entry.definition);
+    lines.push_back("base relations: " + sql::join(model.bases, ", "));
+    std::vector<std::string> columns;
+    for (const Column& c : model.columns) columns.push_back(c.name + " " + c.type);
+    lines.push_back("storage: " + model.storage + " (" + sql::join(columns, ", ") +
+                    ", __ivm_count bigint, __ivm_key bigint)" + (model.distinct ? ", shown once per tuple (DISTINCT)" : ", each tuple shown __ivm_count times"));
+    Oid storage = view.entry.storage;
+    std::vector<spi::Row> indexes = spi::query(
+        "SELECT pg_catalog.pg_get_indexdef(indexrelid) FROM pg_catalog.pg_index WHERE indrelid = $1::oid "
+        "ORDER BY indexrelid", {std::to_string(storage)});
+    for (const spi::Row& r : indexes) lines.push_back("index: " + r[0].value_or(""));
+    for (std::size_t b = 0; b < model.bases.size(); ++b) {
+        std::vector<bool> changed(model.bases.size(), false);
+        changed[b] = true;
+        lines.push_back("on INSERT, UPDATE or DELETE of " + model.bases[b] + " (transition tables " +
+                        counting::new_rows_relation(b) + " and " + counting::old_rows_relation(b) + "):");
+        lines.push_back("  delta: " + counting::delta_query(model, changed));
+        lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
+    }
+    lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
+    lines.push_back("  delta: " + counting::refresh_delta_query(model));
+    return lines;
+}
+
+void return_lines(FunctionCallInfo fcinfo, const std::vector<std::string>& lines) {
+    call([&] { InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC); });
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    std::vector<std::string> rows;  // one row per line of text, for psql's sake
+    for (const std::string& line : lines) {
+        std::size_t start = 0, end;
+        const std::string indent = line.substr(0, line.find_first_not_of(' '));
+        while ((end = line.find('\n', start)) != std::string::npos) {
+            rows.push_back((start ? indent + "  " : "") + line.substr(start, end - start));
+            start = end + 1;
+        }
+        rows.push_back((start ? indent + "  " : "") + line.substr(start));
+    }
+    for (const std::string& row : rows) {
+        const char* text = row.c_str();
+        call([&] {
+            Datum value = CStringGetTextDatum(text);
+            bool isnull = false;
+            tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+        });
+    }
+}
+
 }  // namespace
 }  // namespace ivm::pg
 
@@ -107,7 +163,7 @@ IVM_SQL_FUNCTION(ivm_create_view) {
         notice("ORDER BY is ignored: an incrementally maintained view is a multiset, read it with ORDER BY");
 
     for (const std::string& ddl : counting::storage_ddl(analyzed.model, query_name)) spi::execute(ddl);
-    spi::execute(counting::user_view_ddl(analyzed.model, view_name));
+    spi::execute(counting::user_view_ddl(analyzed.model, view_name, true));
     for (const std::string& ddl : triggers::guard_ddl(storage_name, view_name)) spi::execute(ddl);
 
     catalog::Entry entry;
@@ -122,6 +178,15 @@ IVM_SQL_FUNCTION(ivm_create_view) {
         for (const std::string& ddl : triggers::base_table_ddl(entry.view_id, analyzed.model.bases[b]))
             spi::execute(ddl);
     catalog::insert(entry);
+
+    const std::string comment = "incrementally maintained view (" + entry.algorithm + "): " + query;
+    spi::execute("COMMENT ON VIEW " + view_name + " IS " + sql::literal(comment));
+    spi::execute("COMMENT ON TABLE " + storage_name + " IS " +
+                 sql::literal("storage of incrementally maintained view " + view_name));
+    spi::execute("COMMENT ON VIEW " + query_name + " IS " +
+                 sql::literal("defining query of incrementally maintained view " + view_name));
+    notice("view " + view_name + " is maintained by counting, as its query is not recursive");
+    notice("created storage table " + storage_name + ", indexed on its tuples' hash key");
 
     ViewRuntime& view = runtime_for(entry.view_id);
     refresh(view);
@@ -148,12 +213,53 @@ IVM_SQL_FUNCTION(ivm_drop_view) {
 
 IVM_SQL_FUNCTION(ivm_refresh_view) {
     const char* name = text_argument(fcinfo, 0);
+    const bool with_data = PG_GETARG_BOOL(1);
     spi::connect();
     catalog::Entry entry = catalog::lookup(name);
     require_owner(entry.view);
-    ViewRuntime& view = runtime_for(entry.view_id);
-    refresh(view);
-    int64 rows = row_count(view);
+    ViewRuntime* view = &runtime_for(entry.view_id);
+    int64 rows = 0;
+    if (entry.populated != with_data) {
+        // Like REFRESH MATERIALIZED VIEW ... WITH NO DATA: no rows, reads
+        // refused, base-table changes no longer maintain it; and back.
+        if (!with_data) empty_storage(*view);
+        spi::execute(counting::user_view_ddl(view->analyzed.model, qualified_name(entry.view), with_data,
+                                             counting::ViewDdl::Replace));
+        catalog::set_populated(entry.view_id, with_data);
+        forget_runtime(entry.view_id);
+        view = &runtime_for(entry.view_id);
+    }
+    if (with_data) {
+        refresh(*view);
+        rows = row_count(*view);
+    }
     spi::finish();
     PG_RETURN_INT64(rows);
+}
+
+IVM_SQL_FUNCTION(ivm_explain_view) {
+    const char* name = text_argument(fcinfo, 0);
+    spi::connect();
+    catalog::Entry entry = catalog::lookup(name);
+    ViewRuntime& view = runtime_for(entry.view_id);
+    std::vector<std::string> lines = explain(view);
+    spi::finish();
+    return_lines(fcinfo, lines);
+    return Datum(0);
+}
+
+extern "C" {
+PG_FUNCTION_INFO_V1(ivm_unpopulated);
+
+// What an unpopulated view reads from: refuses as an unpopulated
+// materialized view does.  Plain C, no C++ object here.
+Datum ivm_unpopulated(PG_FUNCTION_ARGS) {
+    Oid view = PG_GETARG_OID(0);
+    char* name = get_rel_name(view);
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("incrementally maintained view \"%s\" has not been populated", name ? name : "?"),
+                    errhint("Use ivm.refresh_view('%s') to populate it.",
+                            name ? quote_identifier(name) : "?")));
+    PG_RETURN_NULL();
+}
 }

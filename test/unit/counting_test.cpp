@@ -1,5 +1,6 @@
 #include "core/counting.hpp"
 #include "core/error.hpp"
+#include "core/sql_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -102,11 +103,25 @@ TEST(CountingStorage, KeyIsIndexed) {
 
 TEST(CountingStorage, BagViewRepeatsTuplesDistinctViewDoesNot) {
     CountingView v = join_view();
-    EXPECT_NE(ivm::counting::user_view_ddl(v, "public.v").find("ivm.copies(__ivm_s.__ivm_count)"),
+    EXPECT_NE(ivm::counting::user_view_ddl(v, "public.v", true).find("ivm.copies(__ivm_s.__ivm_count)"),
               std::string::npos);
     v.distinct = true;
-    EXPECT_EQ(ivm::counting::user_view_ddl(v, "public.v").find("ivm.copies"), std::string::npos);
+    EXPECT_EQ(ivm::counting::user_view_ddl(v, "public.v", true).find("ivm.copies"), std::string::npos);
     EXPECT_NE(ivm::counting::row_count_query(v).find("count(*)"), std::string::npos);
+}
+
+TEST(CountingStorage, UnpopulatedViewKeepsTheColumnsAndRefusesReads) {
+    CountingView v = join_view();
+    v.columns[0].type = "integer";
+    v.columns[1].type = "text COLLATE \"C\"";
+    std::string ddl = ivm::counting::user_view_ddl(v, "public.v", false, ivm::counting::ViewDdl::Replace);
+    EXPECT_EQ(ddl, "CREATE OR REPLACE VIEW public.v AS SELECT NULL::integer AS a, NULL::text COLLATE \"C\" AS c "
+                   "FROM ivm.unpopulated('public.v'::regclass)");
+}
+
+TEST(SqlText, LiteralsAreQuotedLikeQuoteLiteral) {
+    EXPECT_EQ(ivm::sql::literal("it's"), "'it''s'");
+    EXPECT_EQ(ivm::sql::literal("a\\b"), "E'a\\\\b'");
 }
 
 TEST(CountingRefresh, ComparesQueryWithStorage) {

@@ -1,0 +1,54 @@
+-- Seeing what maintenance does and costs, and pausing it.
+CREATE TABLE stock (item int, store int, qty int);
+CREATE TABLE store (id int, city text);
+INSERT INTO stock VALUES (1, 1, 5), (2, 1, 0), (3, 2, 7);
+INSERT INTO store VALUES (1, 'oslo'), (2, 'rome');
+
+-- create_view says what it did, and the view carries a comment
+SELECT ivm.create_view('stock_cities', 'SELECT s.item, t.city, s.qty FROM stock s JOIN store t ON s.store = t.id');
+SELECT c.relname, d.description FROM pg_class c JOIN pg_description d ON d.objoid = c.oid
+ WHERE c.relname LIKE 'stock_cities%' ORDER BY 1;
+
+-- the maintenance plan, in readable lines
+SELECT * FROM ivm.explain_view('stock_cities');
+
+-- statistics move with DML
+SELECT ivm.reset_stats();
+SELECT name, maintenance_runs, tuples_inserted, tuples_deleted, last_maintained FROM ivm.stats;
+INSERT INTO stock VALUES (4, 2, 1);
+UPDATE store SET city = 'roma' WHERE id = 2;      -- two view rows change
+DELETE FROM stock WHERE qty = 0;
+UPDATE stock SET qty = qty WHERE item = 1;        -- changes no view row
+SELECT name, maintenance_runs, tuples_inserted, tuples_deleted,
+       total_time_ms >= last_time_ms AS times_add_up, last_maintained <= now() AS last_maintained_set
+  FROM ivm.stats;
+SELECT ivm.reset_stats();
+SELECT name, maintenance_runs, tuples_inserted, tuples_deleted, last_maintained FROM ivm.stats;
+
+-- unpopulated: reading is refused, base tables are written freely, not maintained
+SELECT ivm.refresh_view('stock_cities', with_data => false);
+SELECT name, populated FROM ivm.views;
+SELECT * FROM stock_cities;
+SELECT ivm_error('SELECT count(*) FROM stock_cities');
+INSERT INTO stock SELECT g, 1 + g % 2, g FROM generate_series(10, 1000) g;
+DELETE FROM store WHERE id = 1;
+SELECT count(*) AS storage_rows FROM stock_cities__ivm_data;
+SELECT name, maintenance_runs FROM ivm.stats;
+SELECT * FROM ivm.explain_view('stock_cities') LIMIT 1;
+-- pausing twice is harmless; refresh fills it again and maintenance resumes
+SELECT ivm.refresh_view('stock_cities', false);
+SELECT ivm.refresh_view('stock_cities');
+SELECT name, populated FROM ivm.views;
+SELECT ivm_check('stock_cities');
+INSERT INTO store VALUES (1, 'bergen');
+SELECT ivm_check('stock_cities');
+SELECT count(*) FROM stock_cities WHERE city = 'bergen';
+-- a pause that is rolled back leaves the view populated and maintained
+BEGIN;
+SELECT ivm.refresh_view('stock_cities', false);
+ROLLBACK;
+SELECT name, populated FROM ivm.views;
+SELECT ivm_check('stock_cities');
+
+SELECT ivm.drop_view('stock_cities');
+DROP TABLE stock, store;
