@@ -10,6 +10,7 @@ CREATE TABLE ivm.view_catalog (
     view_name      regclass NOT NULL UNIQUE,   -- what users SELECT from
     storage        regclass NOT NULL UNIQUE,   -- tuples and derivation counts
     query_view     regclass NOT NULL UNIQUE,   -- the defining query, as a plain view
+    recursive_storage regclass UNIQUE,         -- DRed: the recursive relation, as a set
     algorithm      text NOT NULL CHECK (algorithm IN ('counting', 'dred')),
     definition     text NOT NULL,              -- the query as the user wrote it
     base_relations regclass[] NOT NULL,
@@ -36,6 +37,11 @@ CREATE FUNCTION ivm.create_view(name text, query text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'ivm_create_view' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION ivm.create_view(text, text) IS
     'create an incrementally maintained view; returns its number of rows';
+
+CREATE FUNCTION ivm.alter_view(name text, query text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'ivm_alter_view' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION ivm.alter_view(text, text) IS
+    'give an incrementally maintained view a new definition; returns the number of view rows inserted plus deleted';
 
 CREATE FUNCTION ivm.drop_view(name text) RETURNS void
     AS 'MODULE_PATHNAME', 'ivm_drop_view' LANGUAGE C STRICT VOLATILE;

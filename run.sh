@@ -39,7 +39,7 @@ start_cluster() {
     su postgres -s /bin/sh -c "$bindir/initdb -D '$cluster/data' -U postgres -A trust --no-sync" >"$cluster/initdb.log" 2>&1 \
         || { cat "$cluster/initdb.log"; exit 1; }
     PGPORT=$((20000 + RANDOM % 30000))  # unix socket only, in a private directory
-    su postgres -s /bin/sh -c "$bindir/pg_ctl -D '$cluster/data' -l '$cluster/server.log' -w -o \"-k '$cluster' -p $PGPORT -c listen_addresses='' -c fsync=off -c shared_preload_libraries=ivm\" start" >/dev/null \
+    su postgres -s /bin/sh -c "$bindir/pg_ctl -D '$cluster/data' -l '$cluster/server.log' -w -o \"-k '$cluster' -p $PGPORT -c listen_addresses='' -c fsync=off -c shared_preload_libraries=ivm -c jit=off\" start" >/dev/null \
         || { cat "$cluster/server.log"; exit 1; }
     export PGHOST=$cluster PGPORT PGUSER=postgres PGDATABASE=postgres
 }

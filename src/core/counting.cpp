@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
+#include "core/tuples.hpp"
 
 namespace ivm::counting {
 namespace {
@@ -12,8 +13,14 @@ enum class State { Now, Before, Delta };
 std::string placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
 std::string count_column(std::size_t k) { return "__ivm_c" + std::to_string(k + 1); }
 
-std::string counted_rows(const std::string& relation, const char* count) {
-    return "SELECT __ivm_r.*, " + std::string(count) + "::bigint AS __ivm_cnt FROM " + relation +
+std::string counted_rows(const Source& source, const std::string& relation, const char* count) {
+    std::string columns = "__ivm_r.*";
+    if (!source.columns.empty()) {
+        std::vector<std::string> qualified;
+        for (const std::string& c : source.columns) qualified.push_back("__ivm_r." + c);
+        columns = sql::join(qualified, ", ");
+    }
+    return "SELECT " + columns + ", " + std::string(count) + "::bigint AS __ivm_cnt FROM " + relation +
            " __ivm_r";
 }
 
@@ -27,20 +34,18 @@ std::string source_query(const CountingView& view, std::size_t k, State state) {
     const std::string deleted = old_rows_relation(source.base);
     switch (state) {
         case State::Now:
-            return counted_rows(now, "1");
+            return counted_rows(source, now, "1");
         case State::Delta:
-            return counted_rows(inserted, "1") + " UNION ALL " + counted_rows(deleted, "-1");
+            return counted_rows(source, inserted, "1") + " UNION ALL " + counted_rows(source, deleted, "-1");
         case State::Before:
-            return counted_rows(now, "1") + " UNION ALL " + counted_rows(inserted, "-1") +
-                   " UNION ALL " + counted_rows(deleted, "1");
+            return counted_rows(source, now, "1") + " UNION ALL " + counted_rows(source, inserted, "-1") +
+                   " UNION ALL " + counted_rows(source, deleted, "1");
     }
     throw Error(sqlstate::internal_error, "unknown source state");
 }
 
 std::string output_columns(const CountingView& view, const std::string& qualifier) {
-    return sql::join_mapped<Column>(view.columns, ", ", [&](const Column& c) {
-        return qualifier.empty() ? c.name : qualifier + "." + c.name;
-    });
+    return tuples::columns(view.columns, qualifier);
 }
 
 // One term of the telescoped delta: the template with each occurrence bound
@@ -65,27 +70,6 @@ std::string netted(const CountingView& view, const std::string& counted_union) {
            ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + counted_union +
            ") __ivm_u GROUP BY " + sql::ordinals(view.columns.size()) +
            " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
-}
-
-std::string key_expression(const CountingView& view, const std::string& qualifier) {
-    std::vector<std::string> keyed;
-    for (const Column& c : view.columns)
-        if (c.hashable) keyed.push_back(qualifier.empty() ? c.name : qualifier + "." + c.name);
-    if (keyed.empty()) return {};
-    return "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
-}
-
-// NULLs are values in a view: a stored NULL matches a delta NULL.
-std::string same_tuple(const CountingView& view, const std::string& a, const std::string& b) {
-    std::vector<std::string> conditions;
-    const std::string key = key_expression(view, b);
-    if (!key.empty()) conditions.push_back(a + ".__ivm_key" + sql::op("=") + key);
-    for (const Column& c : view.columns) {
-        const std::string x = a + "." + c.name, y = b + "." + c.name;
-        conditions.push_back("(" + x + " " + c.equality + " " + y + " OR (" + x + " IS NULL AND " +
-                             y + " IS NULL))");
-    }
-    return sql::join(conditions, " AND ");
 }
 
 }  // namespace
@@ -122,7 +106,8 @@ std::string merge_statement(const CountingView& view, const std::string& counted
     return "WITH __ivm_d AS MATERIALIZED (" + counted_delta +
            "), __ivm_m AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, "
            "__ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " + view.storage +
-           " __ivm_s ON " + same_tuple(view, "__ivm_s", "__ivm_d") +
+           " __ivm_s ON " +
+           tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Computed) +
            "), __ivm_del AS (DELETE FROM " + view.storage +
            " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND "
            "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0 RETURNING 1"
@@ -149,7 +134,7 @@ std::string row_count_query(const CountingView& view) {
 
 std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view) {
     std::string columns = "LIKE " + query_view + ", __ivm_count bigint NOT NULL";
-    const std::string key = key_expression(view, "");
+    const std::string key = tuples::key(view.columns, "");
     if (!key.empty()) columns += ", __ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED";
     std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
     if (!key.empty()) ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");

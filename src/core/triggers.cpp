@@ -16,36 +16,44 @@ constexpr AfterTrigger after_triggers[] = {
     {"truncate", "TRUNCATE", ""},
 };
 
-std::string trigger_name(int view_id, const char* suffix) {
-    return "ivm_" + std::to_string(view_id) + "_" + suffix;
+std::string trigger_name(int view_id, const char* suffix, Part part) {
+    return "ivm_" + std::to_string(view_id) + "_" + suffix + (part == Part::Recursive ? "_rec" : "");
 }
 
 }  // namespace
 
-std::vector<std::string> base_table_ddl(int view_id, const std::string& base) {
-    const std::string arg = "('" + std::to_string(view_id) + "')";
-    std::vector<std::string> ddl{"CREATE TRIGGER " + trigger_name(view_id, "before") +
+std::vector<std::string> base_table_ddl(int view_id, const std::string& base, Part part) {
+    const std::string arg = "('" + std::to_string(view_id) + (part == Part::Recursive ? "', 'rec')" : "')");
+    std::vector<std::string> ddl{"CREATE TRIGGER " + trigger_name(view_id, "before", part) +
                                  " BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + base +
                                  " FOR EACH STATEMENT EXECUTE FUNCTION ivm.before_base_change" + arg};
     for (const AfterTrigger& t : after_triggers)
-        ddl.push_back("CREATE TRIGGER " + trigger_name(view_id, t.suffix) + " AFTER " + t.event +
+        ddl.push_back("CREATE TRIGGER " + trigger_name(view_id, t.suffix, part) + " AFTER " + t.event +
                       " ON " + base + t.referencing +
                       " FOR EACH STATEMENT EXECUTE FUNCTION ivm.after_base_change" + arg);
     return ddl;
 }
 
-std::vector<std::string> base_table_drop(int view_id, const std::string& base) {
-    std::vector<std::string> ddl{"DROP TRIGGER IF EXISTS " + trigger_name(view_id, "before") + " ON " + base};
+std::string before_trigger_name(int view_id, Part part) { return trigger_name(view_id, "before", part); }
+
+std::vector<std::string> base_table_drop(int view_id, const std::string& base, Part part) {
+    std::vector<std::string> ddl{"DROP TRIGGER IF EXISTS " + trigger_name(view_id, "before", part) + " ON " + base};
     for (const AfterTrigger& t : after_triggers)
-        ddl.push_back("DROP TRIGGER IF EXISTS " + trigger_name(view_id, t.suffix) + " ON " + base);
+        ddl.push_back("DROP TRIGGER IF EXISTS " + trigger_name(view_id, t.suffix, part) + " ON " + base);
     return ddl;
 }
 
-std::vector<std::string> guard_ddl(const std::string& storage, const std::string& user_view) {
-    const char* refuse = " EXECUTE FUNCTION ivm.refuse_direct_change()";
+namespace {
+constexpr const char* refuse = " EXECUTE FUNCTION ivm.refuse_direct_change()";
+}
+
+std::string storage_guard_ddl(const std::string& storage) {
+    return "CREATE TRIGGER ivm_refuse_change BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + storage +
+           " FOR EACH STATEMENT" + refuse;
+}
+
+std::vector<std::string> view_guard_ddl(const std::string& user_view) {
     return {
-        "CREATE TRIGGER ivm_refuse_change BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " +
-            storage + " FOR EACH STATEMENT" + refuse,
         // Statement triggers on a view fire only when an INSTEAD OF row
         // trigger handles the statement; both refuse, so even a statement
         // that matches no row is turned down.

@@ -10,10 +10,16 @@ namespace ivm::triggers {
 // On a base table: a BEFORE STATEMENT trigger counting the statement's
 // changes, and one AFTER STATEMENT trigger per event with its transition
 // tables (PostgreSQL allows transition tables on single-event triggers only).
-std::vector<std::string> base_table_ddl(int view_id, const std::string& base);
-std::vector<std::string> base_table_drop(int view_id, const std::string& base);
+// The triggers of a DRed view's recursive relation (part = Recursive) are
+// named with a _rec suffix and pass 'rec' as a second argument.
+enum class Part { Counting, Recursive };
+std::vector<std::string> base_table_ddl(int view_id, const std::string& base, Part part = Part::Counting);
+std::vector<std::string> base_table_drop(int view_id, const std::string& base, Part part = Part::Counting);
+// The name of the BEFORE trigger, present wherever the part has triggers.
+std::string before_trigger_name(int view_id, Part part);
 
-// On the storage table and the user-facing view: refuse direct writes.
-std::vector<std::string> guard_ddl(const std::string& storage, const std::string& user_view);
+// Refuse direct writes: on a storage table, and on the user-facing view.
+std::string storage_guard_ddl(const std::string& storage);
+std::vector<std::string> view_guard_ddl(const std::string& user_view);
 
 }  // namespace ivm::triggers

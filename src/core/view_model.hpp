@@ -22,8 +22,9 @@ struct Column {
 // count column "__ivm_cnt", and the template outputs that count as
 // "__ivm_c<k+1>".  Two occurrences of one table (a self-join) share a base.
 struct Source {
-    std::size_t base = 0;  // index into CountingView::bases
-    bool only = false;     // FROM ONLY
+    std::size_t base = 0;              // index into CountingView::bases
+    bool only = false;                 // FROM ONLY
+    std::vector<std::string> columns;  // the columns it provides (quoted); empty: all of them
 };
 
 // A select-project-join view maintained by counting.

@@ -1,6 +1,7 @@
 #include "pg/analyze.hpp"
 
 #include "core/error.hpp"
+#include "core/sql_text.hpp"
 #include "pg/boundary.hpp"
 
 #include <algorithm>
@@ -58,9 +59,9 @@ std::string relation_construct(const char* kind, Oid relid) {
 }
 
 // Statement-level clauses the counting engine does not handle (yet).
-void check_query_shape(const Query* q) {
+void check_query_shape(const Query* q, bool recursive_cte_allowed = false) {
     if (q->commandType != CMD_SELECT) throw unsupported("statements other than SELECT");
-    if (q->cteList != NIL) throw unsupported(q->hasRecursive ? "WITH RECURSIVE" : "WITH");
+    if (q->cteList != NIL && !recursive_cte_allowed) throw unsupported(q->hasRecursive ? "WITH RECURSIVE" : "WITH");
     if (q->setOperations != nullptr) throw unsupported("UNION, INTERSECT and EXCEPT");
     if (q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL)
         throw unsupported("aggregate functions and GROUP BY");
@@ -96,13 +97,14 @@ void check_expressions(Query* q) {
     throw unsupported(finding.construct);
 }
 
-// Collects the relation occurrences of the FROM tree, refusing other kinds.
-void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes) {
+// Collects the relation occurrences of the FROM tree, refusing other kinds;
+// references to the CTE named `cte` (the recursive relation) count too.
+void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes, const char* cte = nullptr) {
     if (node == nullptr) return;
     if (IsA(node, FromExpr)) {
         ListCell* lc;
         foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
-            collect_sources(q, static_cast<Node*>(lfirst(lc)), rtindexes);
+            collect_sources(q, static_cast<Node*>(lfirst(lc)), rtindexes, cte);
         return;
     }
     if (IsA(node, JoinExpr)) {
@@ -114,13 +116,17 @@ void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes) {
             case JOIN_FULL: throw unsupported("FULL JOIN");
             default: throw unsupported("this kind of join");
         }
-        collect_sources(q, join->larg, rtindexes);
-        collect_sources(q, join->rarg, rtindexes);
+        collect_sources(q, join->larg, rtindexes, cte);
+        collect_sources(q, join->rarg, rtindexes, cte);
         return;
     }
     if (!IsA(node, RangeTblRef)) throw unsupported("this kind of FROM item");
     int rti = reinterpret_cast<RangeTblRef*>(node)->rtindex;
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    if (rte->rtekind == RTE_CTE && cte != nullptr && strcmp(rte->ctename, cte) == 0) {
+        rtindexes.push_back(rti);
+        return;
+    }
     switch (rte->rtekind) {
         case RTE_RELATION: break;
         case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
@@ -176,15 +182,25 @@ std::string equality_operator(Oid type, const char* column) {
     return std::string("OPERATOR(") + nsp + "." + name + ")";
 }
 
-// The expression's type as SQL, schema-qualified, with typmod and collation.
-std::string sql_type(Node* expr) {
+// A type as SQL, schema-qualified, with typmod and collation.
+std::string sql_type(Oid type, int32 typmod, Oid collation) {
     return call([&] {
-        Oid type = exprType(expr);
-        Oid collation = exprCollation(expr);
-        char* text = format_type_extended(type, exprTypmod(expr),
-                                          FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+        char* text = format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
         if (OidIsValid(collation) && collation != get_typcollation(type))
             text = psprintf("%s COLLATE %s", text, generate_collation_name(collation));
+        return text;
+    });
+}
+
+// The query as SQL, with only pg_catalog visible, so that every other
+// object comes out schema-qualified.
+char* deparse(Query* q) {
+    return call([&] {
+        int nest = NewGUCNestLevel();
+        set_config_option("search_path", "pg_catalog", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+                          true, 0, false);
+        char* text = pg_get_querydef(q, false);
+        AtEOXact_GUC(true, nest);
         return text;
     });
 }
@@ -194,58 +210,68 @@ bool hashable(Oid type) {
     return OidIsValid(tc->hash_extended_proc);
 }
 
-// Rewrites a copy of the query into the SPJ template: occurrence k becomes
-// a reference to the CTE __ivm_src_<k+1> with an extra column __ivm_cnt, which
-// the select list returns as __ivm_c<k+1>; DISTINCT and ORDER BY go.
-std::string build_template(Query* q, const std::vector<int>& rtindexes) {
+// Rewrites a copy of the query into an SPJ template: occurrence k becomes a
+// reference to the CTE __ivm_src_<k+1>.  With counts, each such relation
+// has an extra column __ivm_cnt that the select list returns as
+// __ivm_c<k+1>.  DISTINCT, ORDER BY and the query's own WITH go; output
+// columns are renamed to `names` when given.
+std::string build_template(Query* q, const std::vector<int>& rtindexes, bool counts,
+                           const std::vector<std::string>* names = nullptr) {
     Query* t = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
     t->distinctClause = NIL;
     t->sortClause = NIL;
+    t->cteList = NIL;
+    t->hasRecursive = false;
     char* text = nullptr;
     const int n = static_cast<int>(rtindexes.size());
     const int* rtis = rtindexes.data();
+    if (names != nullptr) {
+        std::size_t i = 0;
+        ListCell* lc;
+        foreach (lc, t->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (!te->resjunk && i < names->size()) te->resname = const_cast<char*>((*names)[i++].c_str());
+        }
+    }
     call([&] {
         int resno = list_length(t->targetList);
         for (int k = 0; k < n; ++k) {
             RangeTblEntry* rte = rt_fetch(rtis[k], t->rtable);
-            int count_attno = list_length(rte->eref->colnames) + 1;
-            rte->eref->colnames = lappend(list_copy(rte->eref->colnames), makeString(pstrdup("__ivm_cnt")));
             if (rte->alias == nullptr) rte->alias = makeAlias(rte->eref->aliasname, NIL);
-            // A CTE reference describes its columns itself; dropped
-            // columns of the table keep their place with type InvalidOid.
-            Relation rel = table_open(rte->relid, AccessShareLock);
-            TupleDesc desc = RelationGetDescr(rel);
-            rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
-            for (int a = 0; a < desc->natts; ++a) {
-                Form_pg_attribute att = TupleDescAttr(desc, a);
-                rte->coltypes = lappend_oid(rte->coltypes, att->attisdropped ? InvalidOid : att->atttypid);
-                rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
-                rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);
+            if (rte->rtekind == RTE_RELATION) {
+                // A CTE reference describes its columns itself; dropped
+                // columns of the table keep their place with type InvalidOid.
+                Relation rel = table_open(rte->relid, AccessShareLock);
+                TupleDesc desc = RelationGetDescr(rel);
+                rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+                for (int a = 0; a < desc->natts; ++a) {
+                    Form_pg_attribute att = TupleDescAttr(desc, a);
+                    rte->coltypes = lappend_oid(rte->coltypes, att->attisdropped ? InvalidOid : att->atttypid);
+                    rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
+                    rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);
+                }
+                table_close(rel, AccessShareLock);
             }
-            table_close(rel, AccessShareLock);
-            rte->coltypes = lappend_oid(rte->coltypes, INT8OID);
-            rte->coltypmods = lappend_int(rte->coltypmods, -1);
-            rte->colcollations = lappend_oid(rte->colcollations, InvalidOid);
-            // The deparser prints a CTE reference by name only; the delta
-            // queries put a WITH of that name around the template.
+            // The deparser prints a CTE reference by name only; the queries
+            // put a WITH of that name around the template.
             rte->rtekind = RTE_CTE;
             rte->ctename = psprintf("__ivm_src_%d", k + 1);
             rte->ctelevelsup = 0;
             rte->self_reference = false;
             rte->inh = false;
+            if (!counts) continue;
+            int count_attno = list_length(rte->eref->colnames) + 1;
+            rte->eref->colnames = lappend(list_copy(rte->eref->colnames), makeString(pstrdup("__ivm_cnt")));
+            rte->coltypes = lappend_oid(list_copy(rte->coltypes), INT8OID);
+            rte->coltypmods = lappend_int(list_copy(rte->coltypmods), -1);
+            rte->colcollations = lappend_oid(list_copy(rte->colcollations), InvalidOid);
             Var* count = makeVar(rtis[k], count_attno, INT8OID, -1, InvalidOid, 0);
             t->targetList = lappend(t->targetList,
                                     makeTargetEntry(reinterpret_cast<Expr*>(count), ++resno,
                                                     psprintf("__ivm_c%d", k + 1), false));
         }
-        // Deparse with only pg_catalog visible, so that every other object
-        // comes out schema-qualified.
-        int nest = NewGUCNestLevel();
-        set_config_option("search_path", "pg_catalog", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-                          true, 0, false);
-        text = pg_get_querydef(t, false);
-        AtEOXact_GUC(true, nest);
     });
+    text = deparse(t);
     return text;
 }
 
@@ -307,24 +333,117 @@ Query* validate_query(const char* query_text) {
     return q;
 }
 
-AnalyzedView analyze_view(Oid query_view, const std::string& storage) {
+AnalyzedView analyze_view(Oid query_view, const std::string& storage, const std::string& recursive_storage,
+                          Oid recursive_storage_oid) {
     Query* q = call([&] {
         Relation rel = table_open(query_view, AccessShareLock);
         Query* query = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
         table_close(rel, AccessShareLock);
         return query;
     });
-    return analyze_query(q, storage);
+    return analyze_query(q, storage, recursive_storage, recursive_storage_oid);
 }
 
-AnalyzedView analyze_query(Query* q, const std::string& storage) {
-    check_query_shape(q);
+namespace {
+
+Column make_column(const char* name, Oid type, int32 typmod, Oid collation) {
+    if (std::string(name).rfind("__ivm_", 0) == 0)
+        throw Error(sqlstate::duplicate_column, std::string("column name \"") + name + "\" is reserved by ivm");
+    Column column;
+    column.name = call([&] { return quote_identifier(name); });
+    column.equality = equality_operator(type, name);
+    column.hashable = hashable(type);
+    column.type = sql_type(type, typmod, collation);
+    return column;
+}
+
+// The leaves of a CTE's UNION tree, refusing INTERSECT and EXCEPT.
+void union_leaves(Query* cq, Node* node, std::vector<Query*>& leaves) {
+    if (IsA(node, SetOperationStmt)) {
+        auto* op = reinterpret_cast<SetOperationStmt*>(node);
+        if (op->op != SETOP_UNION) throw unsupported("INTERSECT and EXCEPT in WITH RECURSIVE");
+        union_leaves(cq, op->larg, leaves);
+        union_leaves(cq, op->rarg, leaves);
+        return;
+    }
+    RangeTblEntry* rte = rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, cq->rtable);
+    leaves.push_back(rte->subquery);
+}
+
+// The recursive CTE of a view: its rules (the terms of its UNION), its
+// columns and base tables, and its definition as SQL.
+void analyze_recursive(CommonTableExpr* cte, const std::string& storage, AnalyzedView& out) {
+    Query* cq = reinterpret_cast<Query*>(cte->ctequery);
+    auto* top = reinterpret_cast<SetOperationStmt*>(cq->setOperations);
+    if (top == nullptr || !IsA(top, SetOperationStmt) || top->op != SETOP_UNION)
+        throw unsupported("WITH RECURSIVE without UNION");
+    if (top->all)
+        throw unsupported("WITH RECURSIVE ... UNION ALL",
+                          "Use UNION: the recursive relation is a set, and UNION ALL need not terminate.");
+    RecursiveRelation& r = out.recursive.emplace();
+    r.storage = storage;
+    std::vector<std::string> names;
+    ListCell *ln, *lt, *lm, *lc;
+    forfour (ln, cte->ctecolnames, lt, cte->ctecoltypes, lm, cte->ctecoltypmods, lc, cte->ctecolcollations) {
+        const char* name = strVal(lfirst(ln));
+        r.columns.push_back(make_column(name, lfirst_oid(lt), lfirst_int(lm), lfirst_oid(lc)));
+        names.push_back(name);
+    }
+    std::vector<Query*> leaves;
+    union_leaves(cq, cq->setOperations, leaves);
+    for (Query* leaf : leaves) {
+        check_query_shape(leaf);
+        std::vector<int> rtindexes;
+        collect_sources(leaf, reinterpret_cast<Node*>(leaf->jointree), rtindexes, cte->ctename);
+        check_expressions(leaf);
+        Rule rule;
+        for (int rti : rtindexes) {
+            RangeTblEntry* rte = rt_fetch(rti, leaf->rtable);
+            RuleSource source;
+            source.recursive = rte->rtekind == RTE_CTE;
+            source.only = !rte->inh;
+            if (!source.recursive) {
+                auto it = std::find(out.recursive_base_oids.begin(), out.recursive_base_oids.end(), rte->relid);
+                source.base = static_cast<std::size_t>(it - out.recursive_base_oids.begin());
+                if (it == out.recursive_base_oids.end()) {
+                    out.recursive_base_oids.push_back(rte->relid);
+                    r.bases.push_back(qualified_name(rte->relid));
+                }
+            }
+            rule.sources.push_back(source);
+        }
+        rule.spj_template = build_template(leaf, rtindexes, false, &names);
+        r.rules.push_back(std::move(rule));
+    }
+    if (r.bases.empty()) throw unsupported("recursive views without base tables");
+    std::vector<std::string> quoted;
+    for (const Column& c : r.columns) quoted.push_back(c.name);
+    const std::string cols = sql::join(quoted, ", ");
+    const char* cte_name = cte->ctename;
+    const std::string name = call([&] { return quote_identifier(cte_name); });
+    r.definition = "WITH RECURSIVE " + name + "(" + cols + ") AS (" + deparse(cq) + ") SELECT " + cols +
+                   " FROM " + name;
+}
+
+}  // namespace
+
+AnalyzedView analyze_query(Query* q, const std::string& storage, const std::string& recursive_storage,
+                           Oid recursive_storage_oid) {
+    AnalyzedView out;
+    CommonTableExpr* cte = nullptr;
+    if (q->cteList != NIL) {
+        if (!q->hasRecursive) throw unsupported("WITH");
+        if (list_length(q->cteList) > 1) throw unsupported("several WITH RECURSIVE items");
+        cte = linitial_node(CommonTableExpr, q->cteList);
+        if (!cte->cterecursive) throw unsupported("WITH RECURSIVE items that do not recurse");
+        analyze_recursive(cte, recursive_storage, out);
+    }
+    check_query_shape(q, cte != nullptr);
     std::vector<int> rtindexes;
-    collect_sources(q, reinterpret_cast<Node*>(q->jointree), rtindexes);
+    collect_sources(q, reinterpret_cast<Node*>(q->jointree), rtindexes, cte ? cte->ctename : nullptr);
     if (rtindexes.empty()) throw unsupported("views without base tables");
     check_expressions(q);
 
-    AnalyzedView out;
     out.model.storage = storage;
     out.model.distinct = q->distinctClause != NIL;
     out.ignored_order_by = q->sortClause != NIL;
@@ -332,33 +451,28 @@ AnalyzedView analyze_query(Query* q, const std::string& storage) {
     foreach (lc, q->targetList) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         if (te->resjunk) continue;
-        Column column;
-        const char* resname = te->resname;
-        if (std::string(resname).rfind("__ivm_", 0) == 0)
-            throw Error(sqlstate::duplicate_column,
-                        std::string("column name \"") + resname + "\" is reserved by ivm");
-        column.name = call([&] { return quote_identifier(resname); });
-        const Oid type = exprType(reinterpret_cast<Node*>(te->expr));
-        column.equality = equality_operator(type, resname);
-        column.hashable = hashable(type);
-        column.type = sql_type(reinterpret_cast<Node*>(te->expr));
-        out.model.columns.push_back(std::move(column));
+        Node* expr = reinterpret_cast<Node*>(te->expr);
+        out.model.columns.push_back(make_column(te->resname, exprType(expr), exprTypmod(expr), exprCollation(expr)));
     }
     if (out.model.columns.empty()) throw unsupported("views without columns");
 
     for (int rti : rtindexes) {
         RangeTblEntry* rte = rt_fetch(rti, q->rtable);
-        auto it = std::find(out.base_oids.begin(), out.base_oids.end(), rte->relid);
+        const bool reads_recursive = rte->rtekind == RTE_CTE;
+        const Oid relid = reads_recursive ? recursive_storage_oid : rte->relid;
+        auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
         Source source;
-        source.only = !rte->inh;
+        source.only = !rte->inh || reads_recursive;
         source.base = static_cast<std::size_t>(it - out.base_oids.begin());
+        if (reads_recursive)
+            for (const Column& c : out.recursive->columns) source.columns.push_back(c.name);
         if (it == out.base_oids.end()) {
-            out.base_oids.push_back(rte->relid);
-            out.model.bases.push_back(qualified_name(rte->relid));
+            out.base_oids.push_back(relid);
+            out.model.bases.push_back(reads_recursive ? recursive_storage : qualified_name(relid));
         }
         out.model.sources.push_back(source);
     }
-    out.model.spj_template = build_template(q, rtindexes);
+    out.model.spj_template = build_template(q, rtindexes, true);
     return out;
 }
 

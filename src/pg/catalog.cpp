@@ -11,7 +11,7 @@ namespace {
 
 const char* const select_entry =
     "SELECT view_id, view_name::oid, storage::oid, query_view::oid, algorithm, definition, "
-    "base_relations::oid[]::text, populated FROM ivm.view_catalog ";
+    "base_relations::oid[]::text, populated, recursive_storage::oid FROM ivm.view_catalog ";
 
 Oid to_oid(const spi::Value& v) { return v ? static_cast<Oid>(std::stoul(*v)) : InvalidOid; }
 
@@ -40,6 +40,7 @@ std::optional<Entry> find(const std::string& where, const std::string& arg) {
     e.definition = r[5].value_or("");
     e.bases = to_oids(r[6]);
     e.populated = r[7] == std::string("t");
+    e.recursive_storage = to_oid(r[8]);
     return e;
 }
 
@@ -86,10 +87,11 @@ void insert(const Entry& e) {
     bases += "}";
     as_catalog_owner([&] {
         spi::execute("INSERT INTO ivm.view_catalog (view_id, view_name, storage, query_view, "
-                     "algorithm, definition, base_relations) VALUES ($1::integer, $2::oid, "
-                     "$3::oid, $4::oid, $5, $6, $7::oid[]::regclass[])",
+                     "algorithm, definition, base_relations, recursive_storage) VALUES ($1::integer, "
+                     "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid)",
                      {std::to_string(e.view_id), std::to_string(e.view), std::to_string(e.storage),
-                      std::to_string(e.query_view), e.algorithm, e.definition, bases});
+                      std::to_string(e.query_view), e.algorithm, e.definition, bases,
+                      e.recursive_storage == InvalidOid ? spi::Value() : spi::Value(std::to_string(e.recursive_storage))});
     });
 }
 

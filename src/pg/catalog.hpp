@@ -13,6 +13,7 @@ struct Entry {
     Oid view = InvalidOid;        // the user-facing view
     Oid storage = InvalidOid;     // the table with tuples and counts
     Oid query_view = InvalidOid;  // the defining query, as a plain view
+    Oid recursive_storage = InvalidOid;  // DRed views: the recursive relation
     std::string algorithm;
     std::string definition;
     std::vector<Oid> bases;

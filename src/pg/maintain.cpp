@@ -1,6 +1,7 @@
 #include "pg/maintain.hpp"
 
 #include "core/counting.hpp"
+#include "core/dred.hpp"
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
 #include "pg/spi.hpp"
@@ -17,7 +18,10 @@ namespace {
 // for a small delta: index lookups, nested loops).
 constexpr double large_delta_rows = 5000;
 
-std::map<int32, std::unique_ptr<ViewRuntime>> runtimes;
+std::map<int32, std::shared_ptr<ViewRuntime>> runtimes;
+// Replaced runtimes whose kept plans may still be executing further up the
+// stack (maintenance nests); freed once nobody holds them.
+std::vector<std::shared_ptr<ViewRuntime>> retired;
 
 struct Writing {
     Oid storage;
@@ -54,7 +58,7 @@ struct Elevated {
     int guc_level = 0;
 };
 
-Elevated enter(const ViewRuntime& view) {
+Elevated enter(const ViewRuntime& view, Oid storage = InvalidOid) {
     Elevated e;
     GetUserIdAndSecContext(&e.saved_user, &e.saved_context);
     SetUserIdAndSecContext(view.owner, e.saved_context | SECURITY_RESTRICTED_OPERATION);
@@ -67,7 +71,7 @@ Elevated enter(const ViewRuntime& view) {
         set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
         return level;
     });
-    writing.push_back({view.entry.storage, GetCurrentSubTransactionId()});
+    writing.push_back({storage != InvalidOid ? storage : view.entry.storage, GetCurrentSubTransactionId()});
     return e;
 }
 
@@ -148,16 +152,31 @@ int ViewRuntime::base_index(Oid relid) const {
     return it == analyzed.base_oids.end() ? -1 : static_cast<int>(it - analyzed.base_oids.begin());
 }
 
-bool ViewRuntime::depends_on(Oid relid) const {
-    return relid == entry.view || relid == entry.storage || relid == entry.query_view ||
-           base_index(relid) >= 0;
+int ViewRuntime::recursive_base_index(Oid relid) const {
+    const std::vector<Oid>& oids = analyzed.recursive_base_oids;
+    auto it = std::find(oids.begin(), oids.end(), relid);
+    return it == oids.end() ? -1 : static_cast<int>(it - oids.begin());
 }
 
-ViewRuntime& runtime_for(int32 view_id) {
+bool ViewRuntime::depends_on(Oid relid) const {
+    return relid == entry.view || relid == entry.storage || relid == entry.query_view ||
+           (relid == entry.recursive_storage && relid != InvalidOid) || base_index(relid) >= 0 ||
+           recursive_base_index(relid) >= 0;
+}
+
+std::shared_ptr<ViewRuntime> runtime_for(int32 view_id) {
+    for (auto it = retired.begin(); it != retired.end();) {
+        if (it->use_count() > 1) {
+            ++it;
+            continue;
+        }
+        free_plans(**it);
+        it = retired.erase(it);
+    }
     auto it = runtimes.find(view_id);
     if (it != runtimes.end()) {
-        if (it->second->valid) return *it->second;
-        free_plans(*it->second);
+        if (it->second->valid) return it->second;
+        retired.push_back(it->second);
         runtimes.erase(it);
     }
     std::optional<catalog::Entry> entry = catalog::find_by_id(view_id);
@@ -165,11 +184,14 @@ ViewRuntime& runtime_for(int32 view_id) {
         throw Error(sqlstate::undefined_object,
                     "incrementally maintained view " + std::to_string(view_id) + " does not exist",
                     "A trigger of a dropped view was left behind.");
-    auto view = std::make_unique<ViewRuntime>();
+    auto view = std::make_shared<ViewRuntime>();
     view->entry = *entry;
-    view->analyzed = analyze_view(entry->query_view, qualified_name(entry->storage));
+    const Oid rec = entry->recursive_storage;
+    view->analyzed = analyze_view(entry->query_view, qualified_name(entry->storage),
+                                  rec == InvalidOid ? std::string() : qualified_name(rec), rec);
     view->owner = relation_owner(entry->storage);
-    return *runtimes.emplace(view_id, std::move(view)).first->second;
+    runtimes.emplace(view_id, view);
+    return view;
 }
 
 void invalidate_runtimes(Oid relid) {
@@ -180,7 +202,8 @@ void invalidate_runtimes(Oid relid) {
 void forget_runtime(int32 view_id) {
     auto it = runtimes.find(view_id);
     if (it == runtimes.end()) return;
-    free_plans(*it->second);
+    it->second->valid = false;
+    retired.push_back(it->second);
     runtimes.erase(it);
 }
 
@@ -233,6 +256,96 @@ int64 row_count(ViewRuntime& view) {
     int64 n = spi::query_int(counting::row_count_query(view.analyzed.model));
     leave(e);
     return n;
+}
+
+namespace {
+
+// Runs a query (with the given snapshot, or the current one) and keeps its
+// rows as the ephemeral relation `name`, shaped like the recursive
+// relation's storage table (its columns, then __ivm_key).
+uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapshot snapshot) {
+    const char* text = sql != nullptr ? sql->c_str() : nullptr;
+    uint64 rows = 0;
+    int rc = call([&] {
+        Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
+        if (text != nullptr) {
+            SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
+            if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+            int result = SPI_execute_snapshot(plan, nullptr, nullptr, snapshot, InvalidSnapshot,
+                                              snapshot != InvalidSnapshot, false, 0);
+            if (result != SPI_OK_SELECT) elog(ERROR, "DRed step failed: %s", SPI_result_code_string(result));
+            for (uint64 i = 0; i < SPI_processed; ++i) tuplestore_puttuple(store, SPI_tuptable->vals[i]);
+            rows = SPI_processed;
+            SPI_freetuptable(SPI_tuptable);
+            SPI_freeplan(plan);
+        }
+        auto* enr = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
+        enr->md.name = pstrdup(name);
+        enr->md.reliddesc = shape;
+        enr->md.enrtype = ENR_NAMED_TUPLESTORE;
+        enr->md.enrtuples = static_cast<double>(rows);
+        enr->reldata = store;
+        return SPI_register_relation(enr);
+    });
+    if (rc != SPI_OK_REL_REGISTER) throw Error(sqlstate::internal_error, std::string("could not register ") + name);
+    return rows;
+}
+
+// (tuples deleted from, tuples inserted into) the recursive relation.
+MaintenanceResult run_recursive_statement(ViewRuntime& view, const std::string& sql) {
+    int rc = spi::execute(sql) == 1 ? SPI_OK_SELECT : -1;
+    if (rc != SPI_OK_SELECT) throw Error(sqlstate::internal_error, "DRed apply returned no result");
+    MaintenanceResult result;
+    result.rows_removed = spi::result_int(0, 0);
+    result.rows_added = spi::result_int(0, 1);
+    return result;
+}
+
+}  // namespace
+
+MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
+                                          Snapshot before) {
+    const RecursiveRelation& rel = *view.analyzed.recursive;
+    const Oid storage = view.entry.recursive_storage;
+    std::vector<bool> changed(rel.bases.size(), false);
+    bool deletes = false, inserts = false;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
+        deletes |= changes[b].old_rows != nullptr && tuplestore_tuple_count(changes[b].old_rows) > 0;
+        inserts |= changes[b].new_rows != nullptr && tuplestore_tuple_count(changes[b].new_rows) > 0;
+    }
+    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        if (!changed[b]) continue;
+        register_rows(counting::new_rows_relation(b), view.analyzed.recursive_base_oids[b], changes[b].new_rows);
+        register_rows(counting::old_rows_relation(b), view.analyzed.recursive_base_oids[b], changes[b].old_rows);
+    }
+    Elevated e = enter(view, storage);
+    // 1. over-delete, against the state before the statement
+    const std::string overdelete = dred::overdelete_query(rel, changed);
+    const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before);
+    // 2. rederive what still has a derivation
+    const std::string rederive = dred::rederive_query(rel);
+    const uint64 rederived =
+        keep_rows_as(dred::rederived_relation, storage, deleted > 0 ? &rederive : nullptr, InvalidSnapshot);
+    // 3. insert what the new tuples derive
+    const std::string insert = dred::insert_query(rel, changed);
+    const uint64 derived = keep_rows_as(dred::inserted_relation, storage,
+                                        inserts || rederived > 0 ? &insert : nullptr, InvalidSnapshot);
+    // 4. one statement, so the views over R are maintained once
+    MaintenanceResult result;
+    if (deleted > 0 || derived > 0) result = run_recursive_statement(view, dred::apply_statement(rel));
+    leave(e);
+    return result;
+}
+
+MaintenanceResult refresh_recursive(ViewRuntime& view) {
+    const Oid storage = view.entry.recursive_storage;
+    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    Elevated e = enter(view, storage);
+    MaintenanceResult result = run_recursive_statement(view, dred::refresh_statement(*view.analyzed.recursive));
+    leave(e);
+    return result;
 }
 
 bool maintaining(Oid storage) { return !writing.empty() && writing.back().storage == storage; }

@@ -6,6 +6,7 @@
 #include "pg/pg.hpp"
 
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace ivm::pg {
@@ -31,11 +32,15 @@ public:
 
     // Index of a base table in the model, or -1.
     int base_index(Oid relid) const;
+    // Index of a base table of the recursive relation, or -1.
+    int recursive_base_index(Oid relid) const;
     bool depends_on(Oid relid) const;
 };
 
-// The runtime of a view, loaded or rebuilt as needed.  Needs SPI.
-ViewRuntime& runtime_for(int32 view_id);
+// The runtime of a view, loaded or rebuilt as needed; hold on to it while
+// using it (maintenance nests, and invalidation may replace it meanwhile).
+// Needs SPI.
+std::shared_ptr<ViewRuntime> runtime_for(int32 view_id);
 // Forget cached state that involves the relation (InvalidOid: everything).
 void invalidate_runtimes(Oid relid);
 void forget_runtime(int32 view_id);
@@ -45,6 +50,13 @@ void forget_runtime(int32 view_id);
 MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes);
 // Makes the storage equal to the query run now.  Needs SPI.
 MaintenanceResult refresh(ViewRuntime& view);
+// DRed for the recursive relation of a view: the changes of its base
+// tables (indexed like recursive->bases), with the snapshot taken before
+// the statement.  Writing the relation maintains the view over it.
+MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
+                                          Snapshot before);
+// Makes the recursive relation equal to its definition evaluated now.
+MaintenanceResult refresh_recursive(ViewRuntime& view);
 // Empties the storage (the view becomes unpopulated).  Needs SPI.
 void empty_storage(ViewRuntime& view);
 int64 row_count(ViewRuntime& view);

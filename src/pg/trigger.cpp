@@ -25,15 +25,52 @@ struct Firing {
     bool truncate = false;
     Tuplestorestate* new_rows = nullptr;  // copies, in pending_context
     Tuplestorestate* old_rows = nullptr;
+    Snapshot snapshot = nullptr;  // DRed: the first BEFORE keeps the state before the statement
 };
 
-std::unordered_map<int32, std::vector<Firing>> pending;
+// A view's counting part (its query) and its recursive part (DRed of the
+// WITH RECURSIVE relation) queue their changes separately.
+struct PendingKey {
+    int32 view_id;
+    bool recursive;
+    bool operator==(const PendingKey& o) const { return view_id == o.view_id && recursive == o.recursive; }
+};
+struct PendingKeyHash {
+    std::size_t operator()(const PendingKey& k) const { return std::hash<int64>()(k.view_id * 2 + k.recursive); }
+};
+
+std::unordered_map<PendingKey, std::vector<Firing>, PendingKeyHash> pending;
 MemoryContext pending_context = nullptr;  // child of TopTransactionContext
 
-int32 view_id_argument(TriggerData* data) {
-    if (data->tg_trigger->tgnargs != 1)
-        throw Error(sqlstate::internal_error, "ivm trigger without a view id");
-    return static_cast<int32>(std::stol(data->tg_trigger->tgargs[0]));
+PendingKey key_argument(TriggerData* data) {
+    const Trigger* t = data->tg_trigger;
+    if (t->tgnargs < 1) throw Error(sqlstate::internal_error, "ivm trigger without a view id");
+    return {static_cast<int32>(std::stol(t->tgargs[0])), t->tgnargs > 1 && std::string(t->tgargs[1]) == "rec"};
+}
+
+// A copy of the active snapshot in TopTransactionContext.  It needs no
+// registration: the statement it belongs to is still running when its
+// batch is maintained, so the statement's own snapshot holds back xmin.
+Snapshot copy_of_active_snapshot() {
+    return call([] {
+        Snapshot active = GetActiveSnapshot();
+        char* buffer = static_cast<char*>(palloc(EstimateSnapshotSpace(active)));
+        SerializeSnapshot(active, buffer);
+        Snapshot copy = RestoreSnapshot(buffer);  // allocated in TopTransactionContext
+        pfree(buffer);
+        // Ours to free: marked as not a snapmgr copy, so that pushing it as
+        // the active snapshot (SPI_execute_snapshot) pushes a copy of it,
+        // which snapmgr frees when it pops it.
+        copy->copied = false;
+        return copy;
+    });
+}
+
+void release(Firing& f) {
+    if (f.snapshot == nullptr) return;
+    Snapshot snap = f.snapshot;
+    f.snapshot = nullptr;
+    call([&] { pfree(snap); });
 }
 
 TriggerData* trigger_data(FunctionCallInfo fcinfo) {
@@ -92,20 +129,19 @@ TupleDesc base_descriptor(Oid relid) {
 }
 
 // Gathers the saved deltas per base (concatenating several firings of one
-// base) and maintains the view.
-void maintain(int32 view_id, std::vector<Firing>& firings) {
+// base) and maintains the view, or its recursive relation.
+void maintain(PendingKey key, std::vector<Firing>& firings) {
     spi::connect();
-    ViewRuntime& view = runtime_for(view_id);
-    if (!view.entry.populated) {  // refresh_view(..., false): maintenance paused
-        spi::finish();
-        return;
-    }
+    std::shared_ptr<ViewRuntime> holder = runtime_for(key.view_id);
+    ViewRuntime& view = *holder;
+    Snapshot before = firings.front().snapshot;
     bool truncated = false;
-    std::vector<BaseChange> changes(view.analyzed.base_oids.size());
+    const std::size_t n = key.recursive ? view.analyzed.recursive_base_oids.size() : view.analyzed.base_oids.size();
+    std::vector<BaseChange> changes(n);
     for (Firing& f : firings) {
         if (f.before) continue;
         truncated |= f.truncate;
-        int b = view.base_index(f.relid);
+        int b = key.recursive ? view.recursive_base_index(f.relid) : view.base_index(f.relid);
         if (b < 0) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
         BaseChange& c = changes[b];
         for (auto [into, from] : {std::pair{&c.new_rows, f.new_rows}, std::pair{&c.old_rows, f.old_rows}}) {
@@ -118,10 +154,19 @@ void maintain(int32 view_id, std::vector<Firing>& firings) {
             }
         }
     }
-    if (truncated)
-        refresh(view);  // TRUNCATE has no transition tables: recompute
-    else
+    if (!view.entry.populated) {
+        // refresh_view(..., false): maintenance paused
+    } else if (key.recursive) {
+        if (truncated)
+            refresh_recursive(view);  // TRUNCATE has no transition tables: recompute
+        else
+            apply_recursive_changes(view, changes, before);
+    } else if (truncated) {
+        refresh(view);
+    } else {
         apply_changes(view, changes);
+    }
+    for (Firing& f : firings) release(f);
     spi::finish();
 }
 
@@ -146,19 +191,23 @@ using namespace ivm::pg;
 
 IVM_SQL_FUNCTION(ivm_before_base_change) {
     TriggerData* data = trigger_data(fcinfo);
-    int32 view_id = view_id_argument(data);
-    pending[view_id].push_back({GetCurrentSubTransactionId(), true, RelationGetRelid(data->tg_relation)});
+    PendingKey key = key_argument(data);
+    std::vector<Firing>& firings = pending[key];
+    Firing firing{GetCurrentSubTransactionId(), true, RelationGetRelid(data->tg_relation)};
+    if (key.recursive && firings.empty())
+        firing.snapshot = copy_of_active_snapshot();
+    firings.push_back(firing);
     return PointerGetDatum(nullptr);
 }
 
 IVM_SQL_FUNCTION(ivm_after_base_change) {
     TriggerData* data = trigger_data(fcinfo);
-    int32 view_id = view_id_argument(data);
-    std::vector<Firing>& firings = pending[view_id];
+    PendingKey key = key_argument(data);
+    std::vector<Firing>& firings = pending[key];
     int unanswered = 0;
     for (const Firing& f : firings) unanswered += f.before ? 1 : -1;
     if (unanswered <= 0) {
-        pending.erase(view_id);
+        pending.erase(key);
         throw ivm::Error(ivm::sqlstate::internal_error,
                          "ivm AFTER trigger fired without its BEFORE trigger");
     }
@@ -176,9 +225,9 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     firing.new_rows = data->tg_newtable;
     firing.old_rows = data->tg_oldtable;
     std::vector<Firing> batch = std::move(firings);
-    pending.erase(view_id);
+    pending.erase(key);
     batch.push_back(firing);
-    maintain(view_id, batch);
+    maintain(key, batch);
     return PointerGetDatum(nullptr);
 }
 

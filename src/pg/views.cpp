@@ -1,14 +1,17 @@
 // The SQL interface: ivm.create_view, ivm.drop_view, ivm.refresh_view.
 #include "core/counting.hpp"
+#include "core/dred.hpp"
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
 #include "core/triggers.hpp"
+#include "core/tuples.hpp"
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/maintain.hpp"
 #include "pg/spi.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ivm::pg {
@@ -16,6 +19,7 @@ namespace {
 
 constexpr const char* storage_suffix = "__ivm_data";
 constexpr const char* query_suffix = "__ivm_query";
+constexpr const char* recursive_suffix = "__ivm_rec";
 
 const char* text_argument(FunctionCallInfo fcinfo, int n) {
     return call([&] { return text_to_cstring(PG_GETARG_TEXT_PP(n)); });
@@ -71,8 +75,13 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     const CountingView& model = view.analyzed.model;
     std::vector<std::string> lines;
     lines.push_back("view " + qualified_name(view.entry.view) + (view.entry.populated ? "" : " (unpopulated)"));
-    lines.push_back("algorithm: counting: the query is not recursive, so each stored tuple carries "
-                    "the number of its derivations and leaves the view when it reaches zero");
+    if (view.analyzed.recursive)
+        lines.push_back("algorithm: dred: the query is recursive (WITH RECURSIVE ... UNION), so its recursive "
+                        "relation is kept as a set and maintained by delete and rederive; the query over it "
+                        "is maintained by counting from the relation's changes");
+    else
+        lines.push_back("algorithm: counting: the query is not recursive, so each stored tuple carries "
+                        "the number of its derivations and leaves the view when it reaches zero");
     lines.push_back("definition: " + view.entry.definition);
     lines.push_back("base relations: " + sql::join(model.bases, ", "));
     std::vector<std::string> columns;
@@ -94,6 +103,24 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     }
     lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
     lines.push_back("  delta: " + counting::refresh_delta_query(model));
+    if (!view.analyzed.recursive) return lines;
+    const RecursiveRelation& r = *view.analyzed.recursive;
+    std::size_t recursive_rules = 0;
+    for (const Rule& rule : r.rules) recursive_rules += rule.recursive() ? 1 : 0;
+    lines.push_back("recursive relation: " + r.storage + " (" + tuples::columns(r.columns, "") + "), a set of " +
+                    std::to_string(r.rules.size()) + " rules (" + std::to_string(recursive_rules) +
+                    " recursive), maintained by DRed; the view reads it as a base table, by counting");
+    lines.push_back("recursive relation's base relations: " + sql::join(r.bases, ", "));
+    for (std::size_t b = 0; b < r.bases.size(); ++b) {
+        std::vector<bool> changed(r.bases.size(), false);
+        changed[b] = true;
+        lines.push_back("on INSERT, UPDATE or DELETE of " + r.bases[b] + ":");
+        lines.push_back("  1. over-delete, as of before the statement: " + dred::overdelete_query(r, changed));
+        lines.push_back("  2. rederive: " + dred::rederive_query(r));
+        lines.push_back("  3. insert: " + dred::insert_query(r, changed));
+        lines.push_back("  4. apply: " + dred::apply_statement(r));
+    }
+    lines.push_back("on TRUNCATE of one of them: recompute the relation: " + dred::refresh_statement(r));
     return lines;
 }
 
@@ -126,6 +153,128 @@ void return_lines(FunctionCallInfo fcinfo, const std::vector<std::string>& lines
 using namespace ivm;
 using namespace ivm::pg;
 
+namespace ivm::pg {
+namespace {
+
+// The objects of a view, all in the view's schema and named after it.
+struct Names {
+    Oid nsp = InvalidOid;
+    std::string relname;
+    std::string view, storage, query, recursive;  // quoted and qualified
+};
+
+Names names_for(Oid nsp, const std::string& relname) {
+    Names n;
+    n.nsp = nsp;
+    n.relname = relname;
+    n.view = quoted(nsp, relname);
+    n.storage = quoted(nsp, relname + storage_suffix);
+    n.query = quoted(nsp, relname + query_suffix);
+    n.recursive = quoted(nsp, relname + recursive_suffix);
+    return n;
+}
+
+Names names_of(const catalog::Entry& e) {
+    const char* rel = call([&] { return get_rel_name(e.view); });
+    Oid nsp = call([&] { return get_rel_namespace(e.view); });
+    return names_for(nsp, rel);
+}
+
+// The defining query as a plain view (PostgreSQL then tracks its
+// dependencies, follows renames and dumps it), and for WITH RECURSIVE the
+// table of the recursive relation, empty.  Returns the analysis.
+AnalyzedView create_definition(const Names& n, const char* query, bool recursive, Oid& query_view,
+                               Oid& recursive_storage) {
+    spi::execute("CREATE VIEW " + n.query + " AS " + query);
+    query_view = relation_in(n.nsp, n.relname + query_suffix);
+    recursive_storage = InvalidOid;
+    if (!recursive) return analyze_view(query_view, n.storage, std::string(), InvalidOid);
+    AnalyzedView shape = analyze_view(query_view, n.storage, n.recursive, InvalidOid);
+    for (const std::string& ddl : dred::storage_ddl(*shape.recursive)) spi::execute(ddl);
+    spi::execute(triggers::storage_guard_ddl(n.recursive));
+    spi::execute("COMMENT ON TABLE " + n.recursive + " IS " +
+                 sql::literal("recursive relation of incrementally maintained view " + n.view));
+    recursive_storage = relation_in(n.nsp, n.relname + recursive_suffix);
+    return analyze_view(query_view, n.storage, n.recursive, recursive_storage);
+}
+
+void create_storage_and_view(const Names& n, const AnalyzedView& a) {
+    for (const std::string& ddl : counting::storage_ddl(a.model, n.query)) spi::execute(ddl);
+    spi::execute(triggers::storage_guard_ddl(n.storage));
+    spi::execute(counting::user_view_ddl(a.model, n.view, true));
+    for (const std::string& ddl : triggers::view_guard_ddl(n.view)) spi::execute(ddl);
+    spi::execute("COMMENT ON TABLE " + n.storage + " IS " +
+                 sql::literal("storage of incrementally maintained view " + n.view));
+}
+
+// The base tables a user would name: the query's and the recursive
+// relation's, without the table that stores the recursive relation.
+std::vector<Oid> user_bases(const AnalyzedView& a, Oid recursive_storage) {
+    std::vector<Oid> out;
+    for (Oid b : a.base_oids)
+        if (b != recursive_storage) out.push_back(b);
+    for (Oid b : a.recursive_base_oids)
+        if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+    return out;
+}
+
+void install_recursive_triggers(int32 view_id, const AnalyzedView& a) {
+    if (!a.recursive) return;
+    for (const std::string& base : a.recursive->bases)
+        for (const std::string& ddl : triggers::base_table_ddl(view_id, base, triggers::Part::Recursive))
+            spi::execute(ddl);
+}
+
+void install_counting_triggers(int32 view_id, const AnalyzedView& a) {
+    for (const std::string& base : a.model.bases)
+        for (const std::string& ddl : triggers::base_table_ddl(view_id, base)) spi::execute(ddl);
+}
+
+// The triggers of the view on each base table, whichever parts it has there.
+void drop_base_triggers(const catalog::Entry& e) {
+    for (Oid base : e.bases) {
+        const std::string name = qualified_name(base);
+        std::vector<std::string> ddl;
+        for (triggers::Part part : {triggers::Part::Counting, triggers::Part::Recursive}) {
+            std::vector<std::string> drops = triggers::base_table_drop(e.view_id, name, part);
+            const std::string trigger = triggers::before_trigger_name(e.view_id, part);
+            if (spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
+                               "AND tgname = $2",
+                               {std::to_string(base), trigger}) > 0)
+                ddl.insert(ddl.end(), drops.begin(), drops.end());
+        }
+        execute_as_owner_of(base, ddl);
+    }
+}
+
+// Fills a new (or redefined) view: the recursive relation first, before
+// the triggers that maintain the view from it exist, then the view with
+// one merge.  Returns the view rows inserted and deleted.
+MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
+    if (a.recursive) {
+        std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
+        refresh_recursive(*view);
+    }
+    install_counting_triggers(view_id, a);
+    forget_runtime(view_id);
+    std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
+    return refresh(*view);
+}
+
+std::string algorithm_of(const AnalyzedView& a) { return a.recursive ? "dred" : "counting"; }
+
+void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
+    if (a.recursive)
+        notice("view " + n.view + " is maintained by DRed (delete and rederive), as its query is recursive; "
+               "its recursive relation is stored in " + n.recursive);
+    else
+        notice("view " + n.view + " is maintained by counting, as its query is not recursive");
+    if (new_storage) notice("created storage table " + n.storage + ", indexed on its tuples' hash key");
+}
+
+}  // namespace
+}  // namespace ivm::pg
+
 IVM_SQL_FUNCTION(ivm_create_view) {
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
@@ -147,52 +296,94 @@ IVM_SQL_FUNCTION(ivm_create_view) {
                         std::to_string(NAMEDATALEN - 1 - std::strlen(query_suffix)) + " bytes fit.");
     if (relation_in(nsp, relname) != InvalidOid)
         throw Error("42P07", "relation \"" + relname + "\" already exists");
-
-    const std::string view_name = quoted(nsp, relname);
-    const std::string storage_name = quoted(nsp, relname + storage_suffix);
-    const std::string query_name = quoted(nsp, relname + query_suffix);
-    analyze_query(parsed, storage_name);  // refuse before creating anything
+    const Names n = names_for(nsp, relname);
+    const bool recursive = parsed->hasRecursive;
+    analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse before creating anything
 
     spi::connect();
-    // The defining query lives on as a plain view: PostgreSQL then tracks
-    // its dependencies, follows renames and dumps it.
-    spi::execute("CREATE VIEW " + query_name + " AS " + query);
-    const Oid query_view = relation_in(nsp, relname + query_suffix);
-    AnalyzedView analyzed = analyze_view(query_view, storage_name);
+    catalog::Entry entry;
+    AnalyzedView analyzed = create_definition(n, query, recursive, entry.query_view, entry.recursive_storage);
     if (analyzed.ignored_order_by)
         notice("ORDER BY is ignored: an incrementally maintained view is a multiset, read it with ORDER BY");
+    create_storage_and_view(n, analyzed);
 
-    for (const std::string& ddl : counting::storage_ddl(analyzed.model, query_name)) spi::execute(ddl);
-    spi::execute(counting::user_view_ddl(analyzed.model, view_name, true));
-    for (const std::string& ddl : triggers::guard_ddl(storage_name, view_name)) spi::execute(ddl);
-
-    catalog::Entry entry;
     entry.view_id = catalog::next_view_id();
     entry.view = relation_in(nsp, relname);
     entry.storage = relation_in(nsp, relname + storage_suffix);
-    entry.query_view = query_view;
-    entry.algorithm = "counting";
+    entry.algorithm = algorithm_of(analyzed);
     entry.definition = query;
-    entry.bases = analyzed.base_oids;
-    for (std::size_t b = 0; b < entry.bases.size(); ++b)
-        for (const std::string& ddl : triggers::base_table_ddl(entry.view_id, analyzed.model.bases[b]))
-            spi::execute(ddl);
+    entry.bases = user_bases(analyzed, entry.recursive_storage);
     catalog::insert(entry);
+    install_recursive_triggers(entry.view_id, analyzed);
+    spi::execute("COMMENT ON VIEW " + n.view + " IS " +
+                 sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
+    spi::execute("COMMENT ON VIEW " + n.query + " IS " +
+                 sql::literal("defining query of incrementally maintained view " + n.view));
+    announce(n, analyzed, true);
 
-    const std::string comment = "incrementally maintained view (" + entry.algorithm + "): " + query;
-    spi::execute("COMMENT ON VIEW " + view_name + " IS " + sql::literal(comment));
-    spi::execute("COMMENT ON TABLE " + storage_name + " IS " +
-                 sql::literal("storage of incrementally maintained view " + view_name));
-    spi::execute("COMMENT ON VIEW " + query_name + " IS " +
-                 sql::literal("defining query of incrementally maintained view " + view_name));
-    notice("view " + view_name + " is maintained by counting, as its query is not recursive");
-    notice("created storage table " + storage_name + ", indexed on its tuples' hash key");
-
-    ViewRuntime& view = runtime_for(entry.view_id);
-    refresh(view);
-    int64 rows = row_count(view);
+    fill(entry.view_id, analyzed);
+    std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
+    int64 rows = row_count(*view);
     spi::finish();
     PG_RETURN_INT64(rows);
+}
+
+IVM_SQL_FUNCTION(ivm_alter_view) {
+    const char* name = text_argument(fcinfo, 0);
+    const char* query = text_argument(fcinfo, 1);
+    Query* parsed = validate_query(query);
+    spi::connect();
+    catalog::Entry entry = catalog::lookup(name);
+    require_owner(entry.view);
+    if (!entry.populated)
+        throw Error(sqlstate::object_not_in_prerequisite_state,
+                    "cannot redefine unpopulated view " + qualified_name(entry.view),
+                    {}, "Populate it first with ivm.refresh_view().");
+    const Names n = names_of(entry);
+    const bool recursive = parsed->hasRecursive;
+    AnalyzedView proposed = analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse first
+    std::shared_ptr<ViewRuntime> old_view = runtime_for(entry.view_id);
+    const std::vector<Column> old_columns = old_view->analyzed.model.columns;
+    const bool old_distinct = old_view->analyzed.model.distinct;
+    const int64 old_rows = row_count(*old_view);
+    old_view.reset();
+
+    // Out with the old rules: triggers, recursive relation, query view.
+    drop_base_triggers(entry);
+    forget_runtime(entry.view_id);
+    if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
+    spi::execute("DROP VIEW " + n.query);
+
+    // In with the new ones.  The stored tuples stay when the columns are
+    // the same: the first merge then changes only what the definitions
+    // disagree on.
+    bool same_columns = proposed.model.columns.size() == old_columns.size() &&
+                        proposed.model.distinct == old_distinct;
+    for (std::size_t i = 0; same_columns && i < old_columns.size(); ++i)
+        same_columns = proposed.model.columns[i].name == old_columns[i].name &&
+                       proposed.model.columns[i].type == old_columns[i].type;
+    AnalyzedView analyzed = create_definition(n, query, recursive, entry.query_view, entry.recursive_storage);
+    int64 changed = 0;
+    if (!same_columns) {
+        spi::execute("DROP VIEW " + n.view);
+        spi::execute("DROP TABLE " + n.storage);
+        create_storage_and_view(n, analyzed);
+        entry.view = relation_in(n.nsp, n.relname);
+        entry.storage = relation_in(n.nsp, n.relname + storage_suffix);
+        changed = old_rows;
+    }
+    entry.algorithm = algorithm_of(analyzed);
+    entry.definition = query;
+    entry.bases = user_bases(analyzed, entry.recursive_storage);
+    catalog::remove(entry.view_id);
+    catalog::insert(entry);
+    install_recursive_triggers(entry.view_id, analyzed);
+    spi::execute("COMMENT ON VIEW " + n.view + " IS " +
+                 sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
+    announce(n, analyzed, !same_columns);
+    MaintenanceResult result = fill(entry.view_id, analyzed);
+    spi::finish();
+    PG_RETURN_INT64(changed + result.rows_added + result.rows_removed);
 }
 
 IVM_SQL_FUNCTION(ivm_drop_view) {
@@ -200,10 +391,10 @@ IVM_SQL_FUNCTION(ivm_drop_view) {
     spi::connect();
     catalog::Entry entry = catalog::lookup(name);
     require_owner(entry.view);
-    for (Oid base : entry.bases)
-        execute_as_owner_of(base, triggers::base_table_drop(entry.view_id, qualified_name(base)));
+    drop_base_triggers(entry);
     spi::execute("DROP VIEW " + qualified_name(entry.view));
     spi::execute("DROP TABLE " + qualified_name(entry.storage));
+    if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     spi::execute("DROP VIEW " + qualified_name(entry.query_view));
     catalog::remove(entry.view_id);
     forget_runtime(entry.view_id);
@@ -217,19 +408,20 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
     spi::connect();
     catalog::Entry entry = catalog::lookup(name);
     require_owner(entry.view);
-    ViewRuntime* view = &runtime_for(entry.view_id);
+    std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     int64 rows = 0;
     if (entry.populated != with_data) {
         // Like REFRESH MATERIALIZED VIEW ... WITH NO DATA: no rows, reads
         // refused, base-table changes no longer maintain it; and back.
-        if (!with_data) empty_storage(*view);
         spi::execute(counting::user_view_ddl(view->analyzed.model, qualified_name(entry.view), with_data,
                                              counting::ViewDdl::Replace));
         catalog::set_populated(entry.view_id, with_data);
         forget_runtime(entry.view_id);
-        view = &runtime_for(entry.view_id);
+        view = runtime_for(entry.view_id);
+        if (!with_data) empty_storage(*view);
     }
     if (with_data) {
+        if (view->analyzed.recursive) refresh_recursive(*view);  // maintains the view from it, too
         refresh(*view);
         rows = row_count(*view);
     }
@@ -241,8 +433,8 @@ IVM_SQL_FUNCTION(ivm_explain_view) {
     const char* name = text_argument(fcinfo, 0);
     spi::connect();
     catalog::Entry entry = catalog::lookup(name);
-    ViewRuntime& view = runtime_for(entry.view_id);
-    std::vector<std::string> lines = explain(view);
+    std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
+    std::vector<std::string> lines = explain(*view);
     spi::finish();
     return_lines(fcinfo, lines);
     return Datum(0);

@@ -18,7 +18,7 @@ LANGUAGE sql AS $$ SELECT options[1 + floor(random() * array_length(options, 1))
 -- The schema every run starts from.  Views are created by the caller.
 CREATE PROCEDURE ivm_dt.reset_tables() LANGUAGE plpgsql AS $$
 BEGIN
-    DROP TABLE IF EXISTS public.r, public.s, public.t CASCADE;
+    DROP TABLE IF EXISTS public.r, public.s, public.t, public.g, public.g2, public.roots CASCADE;
     CREATE TABLE public.r (a int, b int, c text);
     CREATE TABLE public.s (b int, d int);
     CREATE TABLE public.t (d int, e text);
@@ -28,16 +28,37 @@ BEGIN
     INSERT INTO public.s SELECT nullif((random() * 5)::int, 0), (random() * 4)::int FROM generate_series(1, 8);
     INSERT INTO public.t SELECT (random() * 4)::int, (ARRAY['p', 'q', NULL])[1 + (random() * 2)::int]
                            FROM generate_series(1, 6);
-    ANALYZE public.r, public.s, public.t;
+    -- graphs on a few nodes, so cycles, self-loops and alternative
+    -- derivations are common
+    CREATE TABLE public.g (src int, dst int);
+    CREATE TABLE public.g2 (a int, b int);
+    CREATE TABLE public.roots (n int);
+    INSERT INTO public.g SELECT (random() * 6)::int, (random() * 6)::int FROM generate_series(1, 8);
+    INSERT INTO public.g2 SELECT (random() * 6)::int, (random() * 6)::int FROM generate_series(1, 4);
+    INSERT INTO public.roots VALUES (0), (3);
+    ANALYZE public.r, public.s, public.t, public.g, public.g2, public.roots;
 END $$;
 
 -- One random statement: single-table DML of every kind, statements that
 -- change two tables at once (writable CTEs), no-op updates, truncates.
 CREATE FUNCTION ivm_dt.random_statement() RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-    k int := floor(random() * 22)::int;
+    k int := floor(random() * 34)::int;
 BEGIN
     RETURN CASE k
+    -- edges of the graphs
+    WHEN 22 THEN format('INSERT INTO g VALUES (%s, %s)', ivm_dt.val(7, 5), ivm_dt.val(7, 5))
+    WHEN 23 THEN format('INSERT INTO g VALUES (%s, %s), (%s, %s)', ivm_dt.val(7, 0), ivm_dt.val(7, 0), ivm_dt.val(7, 0), ivm_dt.val(7, 0))
+    WHEN 24 THEN format('DELETE FROM g WHERE src = %s', ivm_dt.val(7, 0))
+    WHEN 25 THEN format('DELETE FROM g WHERE dst = %s AND src <> %s', ivm_dt.val(7, 0), ivm_dt.val(7, 0))
+    WHEN 26 THEN format('UPDATE g SET dst = %s WHERE src = %s', ivm_dt.val(7, 5), ivm_dt.val(7, 0))
+    WHEN 27 THEN format('UPDATE g SET src = dst, dst = src WHERE src = %s', ivm_dt.val(7, 0))
+    WHEN 28 THEN format('INSERT INTO g2 VALUES (%s, %s)', ivm_dt.val(7, 0), ivm_dt.val(7, 0))
+    WHEN 29 THEN format('DELETE FROM g2 WHERE a = %s', ivm_dt.val(7, 0))
+    WHEN 30 THEN format('WITH x AS (DELETE FROM g WHERE src = %s RETURNING *) INSERT INTO g2 SELECT src, dst FROM x', ivm_dt.val(7, 0))
+    WHEN 31 THEN format('WITH x AS (DELETE FROM g2 WHERE b = %s RETURNING *) INSERT INTO g SELECT a, b FROM x', ivm_dt.val(7, 0))
+    WHEN 32 THEN ivm_dt.pick(format('INSERT INTO roots VALUES (%s)', ivm_dt.val(7, 0)), format('DELETE FROM roots WHERE n = %s', ivm_dt.val(7, 0)), 'UPDATE g SET src = src', 'TRUNCATE g2')
+    WHEN 33 THEN ivm_dt.pick('TRUNCATE g', format('WITH x AS (UPDATE roots SET n = n + 1 RETURNING *) DELETE FROM g WHERE src IN (SELECT n FROM x)'), format('INSERT INTO g SELECT dst, src FROM g WHERE src = %s', ivm_dt.val(7, 0)))
     WHEN 0 THEN format('INSERT INTO r VALUES (%s, %s, %L)', ivm_dt.val(6), ivm_dt.val(5), ivm_dt.pick('x', 'y', 'z', NULL))
     WHEN 1 THEN format('INSERT INTO r SELECT a, b, c FROM r WHERE a = %s', ivm_dt.val(6, 0))
     WHEN 2 THEN format('INSERT INTO s VALUES (%s, %s), (%s, %s)', ivm_dt.val(5), ivm_dt.val(4), ivm_dt.val(5), ivm_dt.val(4))

@@ -1,4 +1,5 @@
--- The views the differential tester maintains: one per construct.
+-- The views the differential tester maintains: one per construct (counting),
+-- and the recursive shapes (DRed).
 SELECT ivm.create_view('dt_project', 'SELECT a, c, a + 1 AS a1 FROM r WHERE b IS DISTINCT FROM 2');
 SELECT ivm.create_view('dt_join', 'SELECT r.a, r.c, s.d FROM r JOIN s ON r.b = s.b');
 SELECT ivm.create_view('dt_join3', 'SELECT r.a, s.d, t.e FROM r, s, t WHERE r.b = s.b AND s.d = t.d');
@@ -7,3 +8,10 @@ SELECT ivm.create_view('dt_self', 'SELECT x.a, y.c FROM r x JOIN r y ON x.b = y.
 SELECT ivm.create_view('dt_distinct', 'SELECT DISTINCT r.c, s.d FROM r JOIN s ON r.b = s.b');
 SELECT ivm.create_view('dt_cross', 'SELECT s.b, t.e FROM s, t WHERE s.d > 1');
 SELECT ivm.create_view('dt_nulls', 'SELECT r.b, r.c, t.e FROM r JOIN t ON r.c IS NOT DISTINCT FROM t.e');
+-- recursive views (DRed)
+SELECT ivm.create_view('dt_tc', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, y FROM tc');
+SELECT ivm.create_view('dt_reach', 'WITH RECURSIVE reach(n) AS (SELECT n FROM roots UNION SELECT g.dst FROM reach JOIN g ON g.src = reach.n) SELECT n FROM reach');
+SELECT ivm.create_view('dt_two_hop', 'WITH RECURSIVE p(x, y) AS (SELECT src, dst FROM g UNION SELECT a, b FROM g2 UNION SELECT p.x, g2.b FROM p JOIN g ON p.y = g.src JOIN g2 ON g.dst = g2.a) SELECT x, y FROM p WHERE x IS DISTINCT FROM y');
+SELECT ivm.create_view('dt_tc_outer', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT tc.x, g.dst AS z FROM tc JOIN g ON tc.y = g.src JOIN roots ON roots.n = tc.x');
+SELECT ivm.create_view('dt_tc_pairs', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g WHERE src IS NOT NULL UNION SELECT tc.x, g.dst FROM g JOIN tc ON g.src = tc.y) SELECT a.x, b.y FROM tc a JOIN tc b ON a.y = b.x');
+SELECT ivm.create_view('dt_tc_distinct', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT DISTINCT y FROM tc WHERE x < 4');

@@ -1,0 +1,201 @@
+#include "core/dred.hpp"
+
+#include "core/counting.hpp"
+#include "core/error.hpp"
+#include "core/sql_text.hpp"
+#include "core/tuples.hpp"
+
+namespace ivm {
+
+bool Rule::recursive() const {
+    for (const RuleSource& s : sources)
+        if (s.recursive) return true;
+    return false;
+}
+
+namespace dred {
+namespace {
+
+using tuples::Key;
+
+std::string placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
+
+// What an occurrence reads in one term.
+enum class Read {
+    Table,       // the base table (as of the snapshot the query runs with)
+    Deleted,     // the base table's OLD transition rows
+    Inserted,    // the base table's NEW transition rows
+    Stored,      // R as stored
+    Known,       // R as stored, minus the over-deleted tuples
+    Itself,      // the recursive CTE being computed (no binding)
+};
+
+const Rule* recursive_rule(const RecursiveRelation& r) {
+    for (const Rule& rule : r.rules)
+        if (rule.recursive()) return &rule;
+    return nullptr;
+}
+
+std::string recursive_name(const RecursiveRelation& r) {
+    const Rule* rule = recursive_rule(r);
+    if (rule != nullptr)
+        for (std::size_t k = 0; k < rule->sources.size(); ++k)
+            if (rule->sources[k].recursive) return placeholder(k);
+    return "__ivm_rec";
+}
+
+std::string not_deleted(const RecursiveRelation& r, const std::string& q) {
+    return "NOT EXISTS (SELECT 1 FROM " + std::string(deleted_relation) + " __ivm_x WHERE " +
+           tuples::same(r.columns, "__ivm_x", Key::Stored, q, Key::Computed) + ")";
+}
+
+std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) {
+    const std::string all = "SELECT __ivm_r.* FROM ";
+    switch (read) {
+        case Read::Table: return all + (s.only ? "ONLY " : "") + r.bases.at(s.base) + " __ivm_r";
+        case Read::Deleted: return all + counting::old_rows_relation(s.base) + " __ivm_r";
+        case Read::Inserted: return all + counting::new_rows_relation(s.base) + " __ivm_r";
+        case Read::Stored:
+            return "SELECT " + tuples::columns(r.columns, "__ivm_r") + " FROM " + r.storage + " __ivm_r";
+        case Read::Known:
+            return "SELECT " + tuples::columns(r.columns, "__ivm_r") + " FROM " + r.storage +
+                   " __ivm_r WHERE " + not_deleted(r, "__ivm_r");
+        case Read::Itself: break;
+    }
+    throw Error(sqlstate::internal_error, "no binding for the recursive reference");
+}
+
+// One rule with each occurrence bound as `reads` says, as a query that
+// returns R's columns.
+std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads) {
+    std::vector<std::string> ctes;
+    for (std::size_t k = 0; k < rule.sources.size(); ++k)
+        if (reads[k] != Read::Itself)
+            ctes.push_back(placeholder(k) + " AS (" + binding(r, rule.sources[k], reads[k]) + ")");
+    const std::string with = ctes.empty() ? "" : "WITH " + sql::join(ctes, ", ") + " ";
+    return "SELECT " + tuples::columns(r.columns, "__ivm_q") + " FROM (" + with + rule.spj_template +
+           ") __ivm_q";
+}
+
+// The terms where at least one occurrence of a changed base reads `changed`
+// and every other occurrence reads its table, R reading `recursive`.
+std::vector<std::string> seed_terms(const RecursiveRelation& r, const std::vector<bool>& changed_bases,
+                                    Read changed, Read recursive) {
+    std::vector<std::string> terms;
+    for (const Rule& rule : r.rules) {
+        for (std::size_t j = 0; j < rule.sources.size(); ++j) {
+            const RuleSource& s = rule.sources[j];
+            if (s.recursive || !changed_bases.at(s.base)) continue;
+            std::vector<Read> reads;
+            for (std::size_t k = 0; k < rule.sources.size(); ++k)
+                reads.push_back(rule.sources[k].recursive ? recursive : k == j ? changed : Read::Table);
+            terms.push_back(term(r, rule, reads));
+        }
+    }
+    return terms;
+}
+
+std::string self_term(const RecursiveRelation& r) {
+    const Rule* rule = recursive_rule(r);
+    std::vector<Read> reads;
+    for (const RuleSource& s : rule->sources) reads.push_back(s.recursive ? Read::Itself : Read::Table);
+    return term(r, *rule, reads);
+}
+
+// Not already in R (as stored, minus the over-deleted tuples).
+std::string unknown(const RecursiveRelation& r, const std::string& q) {
+    return "(NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_k WHERE " +
+           tuples::same(r.columns, "__ivm_k", Key::Stored, q, Key::Computed) + ") OR NOT " +
+           not_deleted(r, q) + ")";
+}
+
+// A recursive CTE named after R's placeholder in the recursive rule, so the
+// rule's template reads the CTE itself; with the key of each tuple.
+std::string fixpoint(const RecursiveRelation& r, const std::string& seeds, const std::string& step) {
+    const std::string name = recursive_name(r);
+    std::string body = seeds;
+    if (!step.empty()) body += " UNION " + step;
+    std::string key = tuples::key(r.columns, "");
+    return "WITH RECURSIVE " + name + "(" + tuples::columns(r.columns, "") + ") AS (" + body +
+           ") SELECT " + tuples::columns(r.columns, "") + (key.empty() ? "" : ", " + key + " AS __ivm_key") +
+           " FROM " + name;
+}
+
+std::string with_key(const RecursiveRelation& r, const std::string& q) {
+    std::string key = tuples::key(r.columns, q);
+    return key.empty() ? "" : ", " + key + " AS __ivm_key";
+}
+
+}  // namespace
+
+std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases) {
+    std::vector<std::string> seeds = seed_terms(r, changed_bases, Read::Deleted, Read::Stored);
+    if (seeds.empty()) throw Error(sqlstate::internal_error, "over-delete without a changed base");
+    return fixpoint(r, sql::join(seeds, " UNION "), recursive_rule(r) ? self_term(r) : "");
+}
+
+std::string rederive_query(const RecursiveRelation& r) {
+    std::vector<std::string> derivable;
+    for (const Rule& rule : r.rules) {
+        std::vector<Read> reads;
+        for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? Read::Known : Read::Table);
+        derivable.push_back("EXISTS (SELECT 1 FROM (" + term(r, rule, reads) + ") __ivm_p WHERE " +
+                            tuples::same(r.columns, "__ivm_p", Key::Computed, "__ivm_d", Key::Stored) + ")");
+    }
+    return "SELECT " + tuples::columns(r.columns, "__ivm_d") + with_key(r, "__ivm_d") + " FROM " +
+           deleted_relation + " __ivm_d WHERE " + sql::join(derivable, " OR ");
+}
+
+std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases) {
+    std::vector<std::string> seeds{"SELECT " + tuples::columns(r.columns, "") + " FROM " + rederived_relation};
+    for (const std::string& t : seed_terms(r, changed_bases, Read::Inserted, Read::Known))
+        seeds.push_back("SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + t + ") __ivm_s WHERE " +
+                        unknown(r, "__ivm_s"));
+    std::string step;
+    if (recursive_rule(r) != nullptr)
+        step = "SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + self_term(r) +
+               ") __ivm_s WHERE " + unknown(r, "__ivm_s");
+    return fixpoint(r, sql::join(seeds, " UNION "), step);
+}
+
+std::string apply_statement(const RecursiveRelation& r) {
+    const std::string cols = tuples::columns(r.columns, "");
+    return "WITH __ivm_gone AS (DELETE FROM " + r.storage + " __ivm_t USING " + deleted_relation +
+           " __ivm_d WHERE " + tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_d", Key::Stored) +
+           " AND NOT EXISTS (SELECT 1 FROM " + inserted_relation + " __ivm_i WHERE " +
+           tuples::same(r.columns, "__ivm_i", Key::Stored, "__ivm_d", Key::Stored) +
+           ") RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
+           tuples::columns(r.columns, "__ivm_i") + " FROM " + inserted_relation +
+           " __ivm_i WHERE NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_t WHERE " +
+           tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_i", Key::Stored) +
+           ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
+           "(SELECT pg_catalog.count(*) FROM __ivm_added)";
+}
+
+std::string refresh_statement(const RecursiveRelation& r) {
+    const std::string cols = tuples::columns(r.columns, "");
+    return "WITH __ivm_full AS MATERIALIZED (SELECT " + tuples::columns(r.columns, "__ivm_f") +
+           with_key(r, "__ivm_f") + " FROM (" + r.definition + ") __ivm_f), __ivm_gone AS (DELETE FROM " +
+           r.storage + " __ivm_t WHERE NOT EXISTS (SELECT 1 FROM __ivm_full WHERE " +
+           tuples::same(r.columns, "__ivm_full", Key::Stored, "__ivm_t", Key::Stored) +
+           ") RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
+           tuples::columns(r.columns, "__ivm_full") + " FROM __ivm_full WHERE NOT EXISTS (SELECT 1 FROM " +
+           r.storage + " __ivm_t WHERE " +
+           tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_full", Key::Stored) +
+           ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
+           "(SELECT pg_catalog.count(*) FROM __ivm_added)";
+}
+
+std::vector<std::string> storage_ddl(const RecursiveRelation& r) {
+    std::vector<std::string> defs;
+    for (const Column& c : r.columns) defs.push_back(c.name + " " + c.type);
+    const std::string key = tuples::key(r.columns, "");
+    if (!key.empty()) defs.push_back("__ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED");
+    std::vector<std::string> ddl{"CREATE TABLE " + r.storage + " (" + sql::join(defs, ", ") + ")"};
+    if (!key.empty()) ddl.push_back("CREATE INDEX ON " + r.storage + " (__ivm_key)");
+    for (const Column& c : r.columns) ddl.push_back("CREATE INDEX ON " + r.storage + " (" + c.name + ")");
+    return ddl;
+}
+
+}  // namespace dred
+}  // namespace ivm

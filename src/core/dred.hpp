@@ -1,0 +1,69 @@
+// DRed (delete and rederive, Gupta, Mumick, Subrahmanian 1993) for a
+// recursive relation R defined by WITH RECURSIVE ... UNION, as SQL text.
+//
+// R is stored as a set.  For a statement that changed some base tables:
+//  1. over-delete: D = every stored tuple with a derivation that uses a
+//     deleted base tuple or a tuple of D (a recursive query over the state
+//     before the statement, run with that statement's snapshot);
+//  2. rederive: the tuples of D that still have a one-step derivation from
+//     R - D and the base tables as they are now;
+//  3. insert: semi-naively, from the rederived tuples and from what the
+//     inserted base tuples derive, stopping at tuples already known;
+//  4. apply: delete D minus what step 3 found, insert what is new, in one
+//     statement (its transition tables maintain the views that read R).
+#pragma once
+#include "core/no_postgres.hpp"
+#include "core/view_model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ivm {
+
+// One occurrence in a rule: a base table, or R itself (the recursive reference).
+struct RuleSource {
+    bool recursive = false;
+    std::size_t base = 0;  // into RecursiveRelation::bases, when not recursive
+    bool only = false;
+};
+
+// One term of the WITH RECURSIVE union.  Its template reads placeholder
+// __ivm_src_<k+1> for sources[k] and outputs the relation's columns.
+struct Rule {
+    std::string spj_template;
+    std::vector<RuleSource> sources;
+    bool recursive() const;
+};
+
+struct RecursiveRelation {
+    std::string storage;              // quoted qualified table holding R
+    std::vector<Column> columns;      // R's columns
+    std::vector<std::string> bases;   // quoted qualified base tables of the rules
+    std::vector<Rule> rules;          // at most one of them recursive
+    std::string definition;           // R as PostgreSQL evaluates it: WITH RECURSIVE ... SELECT
+};
+
+namespace dred {
+
+// ENR names of the sets passed between the steps (each with __ivm_key).
+inline constexpr const char* deleted_relation = "ivm_dred_deleted";
+inline constexpr const char* rederived_relation = "ivm_dred_rederived";
+inline constexpr const char* inserted_relation = "ivm_dred_inserted";
+
+// Step 1, to run with the snapshot from before the statement.
+std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
+// Step 2, reads deleted_relation.
+std::string rederive_query(const RecursiveRelation& r);
+// Step 3, reads rederived_relation and deleted_relation.
+std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
+// Step 4, reads deleted_relation and inserted_relation; returns (deleted, inserted).
+std::string apply_statement(const RecursiveRelation& r);
+// Makes the stored R equal to its definition evaluated now; returns (deleted, inserted).
+std::string refresh_statement(const RecursiveRelation& r);
+
+// Storage of R: its columns, a hash key (indexed), and an index per column
+// for the joins of the rules.
+std::vector<std::string> storage_ddl(const RecursiveRelation& r);
+
+}  // namespace dred
+}  // namespace ivm

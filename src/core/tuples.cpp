@@ -1,0 +1,38 @@
+#include "core/tuples.hpp"
+
+#include "core/sql_text.hpp"
+
+namespace ivm::tuples {
+
+std::string columns(const std::vector<Column>& cols, const std::string& qualifier) {
+    return sql::join_mapped<Column>(cols, ", ", [&](const Column& c) {
+        return qualifier.empty() ? c.name : qualifier + "." + c.name;
+    });
+}
+
+std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
+    std::vector<std::string> keyed;
+    for (const Column& c : cols)
+        if (c.hashable) keyed.push_back(qualifier.empty() ? c.name : qualifier + "." + c.name);
+    if (keyed.empty()) return {};
+    return "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
+}
+
+std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
+                 const std::string& b, Key b_key) {
+    std::vector<std::string> conditions;
+    if (!key(cols, "").empty()) {
+        auto side = [&](const std::string& q, Key k) {
+            return k == Key::Stored ? q + ".__ivm_key" : key(cols, q);
+        };
+        conditions.push_back(side(a, a_key) + sql::op("=") + side(b, b_key));
+    }
+    for (const Column& c : cols) {
+        const std::string x = a + "." + c.name, y = b + "." + c.name;
+        conditions.push_back("(" + x + " " + c.equality + " " + y + " OR (" + x + " IS NULL AND " +
+                             y + " IS NULL))");
+    }
+    return sql::join(conditions, " AND ");
+}
+
+}  // namespace ivm::tuples

@@ -1,0 +1,27 @@
+// Naming and matching whole tuples in generated SQL.  A view's tuples may
+// hold NULLs, which are values here: a stored NULL matches a delta NULL.
+#pragma once
+#include "core/no_postgres.hpp"
+#include "core/view_model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ivm::tuples {
+
+// "q.a, q.b" (or "a, b" without qualifier).
+std::string columns(const std::vector<Column>& cols, const std::string& qualifier);
+
+// The hash key of a tuple: hash_record_extended over its hashable columns,
+// or "" when it has none.  Storage tables keep it as __ivm_key (indexed).
+std::string key(const std::vector<Column>& cols, const std::string& qualifier);
+
+// How to find one side's key: its stored __ivm_key column, or computed.
+enum class Key { Stored, Computed };
+
+// a and b hold the same tuple: equal keys (when there are hashable
+// columns), then each column equal or both NULL.
+std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
+                 const std::string& b, Key b_key);
+
+}  // namespace ivm::tuples
