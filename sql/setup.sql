@@ -22,9 +22,9 @@ SELECT extname, extversion FROM pg_extension WHERE extname = 'ivm';
 CREATE FUNCTION ivm_error(statement text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
     EXECUTE statement;
-    RAISE EXCEPTION USING ERRCODE = 'P0004', MESSAGE = 'no error';  -- undo what it did
+    RAISE EXCEPTION USING ERRCODE = 'IV000', MESSAGE = 'no error';  -- undo what it did
 EXCEPTION WHEN OTHERS THEN
-    RETURN CASE WHEN SQLSTATE = 'P0004' THEN 'no error' ELSE SQLSTATE || ': ' || SQLERRM END;
+    RETURN CASE WHEN SQLSTATE = 'IV000' THEN 'no error' ELSE SQLSTATE || ': ' || SQLERRM END;
 END $$;
 -- refused(query): what ivm.create_view says to a definition.
 CREATE FUNCTION refused(query text) RETURNS text LANGUAGE sql AS $$

@@ -59,9 +59,49 @@ std::string term_query(const CountingView& view, const std::vector<State>& state
         if (states[k] != State::Now) factors.push_back("__ivm_t." + count_column(k));
     }
     const std::string count = factors.empty() ? "1::bigint" : sql::join(factors, sql::op("*"));
-    return "SELECT " + output_columns(view, "__ivm_t") + ", " + count +
-           " AS __ivm_cnt FROM (WITH " + sql::join(ctes, ", ") + " " + view.spj_template +
-           ") __ivm_t";
+    const std::string outputs = tuples::columns(view.aggregate ? view.group_keys : view.columns, "__ivm_t");
+    return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt FROM (WITH " +
+           sql::join(ctes, ", ") + " " + view.spj_template + ") __ivm_t";
+}
+
+// Aggregate views: the whole query over the base tables as they are now.
+std::string full_query(const CountingView& view) {
+    std::vector<std::string> ctes;
+    for (std::size_t k = 0; k < view.sources.size(); ++k)
+        ctes.push_back(placeholder(k) + " AS (" + source_query(view, k, State::Now) + ")");
+    return "WITH " + sql::join(ctes, ", ") + " " + view.full_template;
+}
+
+// Aggregate views: the groups a set of input rows falls into.
+std::string groups_of(const CountingView& view, const std::string& rows) {
+    if (view.group_keys.empty()) return "SELECT 1 AS __ivm_any FROM (" + rows + ") __ivm_u LIMIT 1";
+    return "SELECT DISTINCT " + tuples::columns(view.group_keys, "") + " FROM (" + rows + ") __ivm_u";
+}
+
+// Aggregate views: recompute the affected groups, then delete the stored
+// rows that changed and insert the new ones (a group that comes out the
+// same is left alone).
+std::string aggregate_merge(const CountingView& view, const std::string& affected) {
+    using tuples::Key;
+    std::vector<Column> all = view.columns;
+    all.insert(all.end(), view.group_keys.begin(), view.group_keys.end());
+    const std::string cols = tuples::columns(all, "");
+    auto in_affected = [&](const std::string& q, Key k) {
+        return "EXISTS (SELECT 1 FROM __ivm_a WHERE " + tuples::same(view.group_keys, "__ivm_a", Key::Computed, q, k) + ")";
+    };
+    auto same_row = [&](const std::string& a, Key ka, const std::string& b, Key kb) {
+        return tuples::same(view.group_keys, a, ka, b, kb) + " AND " + tuples::equal(view.columns, a, b);
+    };
+    return "WITH __ivm_a AS MATERIALIZED (" + affected + "), __ivm_n AS MATERIALIZED (SELECT __ivm_q.* FROM (" +
+           full_query(view) + ") __ivm_q WHERE " + in_affected("__ivm_q", Key::Computed) +
+           "), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s WHERE " +
+           in_affected("__ivm_s", Key::Stored) + " AND NOT EXISTS (SELECT 1 FROM __ivm_n WHERE " +
+           same_row("__ivm_s", Key::Stored, "__ivm_n", Key::Computed) + ") RETURNING 1), __ivm_ins AS (INSERT INTO " +
+           view.storage + " (" + cols + ", __ivm_count) SELECT " + tuples::columns(all, "__ivm_n") +
+           ", 1 FROM __ivm_n WHERE NOT EXISTS (SELECT 1 FROM " + view.storage + " __ivm_s WHERE " +
+           same_row("__ivm_s", Key::Stored, "__ivm_n", Key::Computed) +
+           ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM "
+           "__ivm_del), (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM __ivm_del), 0";
 }
 
 // Sum the counts per tuple; tuples whose changes cancel out disappear.
@@ -90,10 +130,19 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
         states[changed[j]] = State::Delta;
         terms.push_back(term_query(view, states));
     }
+    // For an aggregate view every input row that changed marks its group,
+    // even when its changes cancel (an UPDATE of an aggregated column).
+    if (view.aggregate) return groups_of(view, sql::join(terms, " UNION ALL "));
     return netted(view, sql::join(terms, " UNION ALL "));
 }
 
 std::string refresh_delta_query(const CountingView& view) {
+    if (view.aggregate) {  // every group there is, or was
+        if (view.group_keys.empty()) return "SELECT 1 AS __ivm_any";
+        const std::string keys = tuples::columns(view.group_keys, "");
+        return "SELECT " + keys + " FROM (" + full_query(view) + ") __ivm_q UNION SELECT " + keys + " FROM " +
+               view.storage;
+    }
     const std::string now = term_query(view, std::vector<State>(view.sources.size(), State::Now));
     const std::string stored = "SELECT " + output_columns(view, "") +
                                ", (" + sql::op("-") + "__ivm_count)::bigint FROM " + view.storage;
@@ -101,6 +150,7 @@ std::string refresh_delta_query(const CountingView& view) {
 }
 
 std::string merge_statement(const CountingView& view, const std::string& counted_delta) {
+    if (view.aggregate) return aggregate_merge(view, counted_delta);
     const std::string cols = output_columns(view, "");
     const std::string plus = sql::op("+");
     return "WITH __ivm_d AS MATERIALIZED (" + counted_delta +
@@ -133,8 +183,11 @@ std::string row_count_query(const CountingView& view) {
 }
 
 std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view) {
-    std::string columns = "LIKE " + query_view + ", __ivm_count bigint NOT NULL";
-    const std::string key = tuples::key(view.columns, "");
+    std::string columns = "LIKE " + query_view;
+    for (const Column& k : view.group_keys) columns += ", " + k.name + " " + k.type;
+    columns += ", __ivm_count bigint NOT NULL";
+    // An aggregate view's rows are found by their group.
+    const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");
     if (!key.empty()) columns += ", __ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED";
     std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
     if (!key.empty()) ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");
@@ -151,7 +204,7 @@ std::string user_view_ddl(const CountingView& view, const std::string& user_view
                " FROM ivm.unpopulated(" + sql::literal(user_view) + "::regclass)";
     }
     std::string from = view.storage + " __ivm_s";
-    if (!view.distinct)
+    if (!view.distinct && !view.aggregate)
         from += " CROSS JOIN LATERAL ivm.copies(__ivm_s.__ivm_count) __ivm_n";
     return create + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " + from;
 }

@@ -18,21 +18,21 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     return "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
 }
 
-std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
-                 const std::string& b, Key b_key) {
+std::string equal(const std::vector<Column>& cols, const std::string& a, const std::string& b) {
     std::vector<std::string> conditions;
-    if (!key(cols, "").empty()) {
-        auto side = [&](const std::string& q, Key k) {
-            return k == Key::Stored ? q + ".__ivm_key" : key(cols, q);
-        };
-        conditions.push_back(side(a, a_key) + sql::op("=") + side(b, b_key));
-    }
     for (const Column& c : cols) {
         const std::string x = a + "." + c.name, y = b + "." + c.name;
         conditions.push_back("(" + x + " " + c.equality + " " + y + " OR (" + x + " IS NULL AND " +
                              y + " IS NULL))");
     }
-    return sql::join(conditions, " AND ");
+    return conditions.empty() ? "true" : sql::join(conditions, " AND ");
+}
+
+std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
+                 const std::string& b, Key b_key) {
+    if (key(cols, "").empty()) return equal(cols, a, b);
+    auto side = [&](const std::string& q, Key k) { return k == Key::Stored ? q + ".__ivm_key" : key(cols, q); };
+    return side(a, a_key) + sql::op("=") + side(b, b_key) + " AND " + equal(cols, a, b);
 }
 
 }  // namespace ivm::tuples

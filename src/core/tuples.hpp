@@ -20,8 +20,11 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier);
 enum class Key { Stored, Computed };
 
 // a and b hold the same tuple: equal keys (when there are hashable
-// columns), then each column equal or both NULL.
+// columns), then each column equal or both NULL ("true" for no columns).
 std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
                  const std::string& b, Key b_key);
+
+// Each column equal or both NULL, without the key ("true" for no columns).
+std::string equal(const std::vector<Column>& cols, const std::string& a, const std::string& b);
 
 }  // namespace ivm::tuples

@@ -35,6 +35,16 @@ struct CountingView {
     std::vector<Source> sources;        // occurrences, in template order
     bool distinct = false;              // SELECT DISTINCT: show each tuple once
     std::string spj_template;           // deparsed query over the placeholders
+
+    // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per
+    // group.  spj_template then outputs the group keys (as group_keys,
+    // hidden columns __ivm_gk<i> of the storage) for the rows under the
+    // aggregation, and full_template is the whole query over the
+    // placeholders with the group keys appended; a change recomputes the
+    // groups whose input rows it touched.
+    bool aggregate = false;
+    std::vector<Column> group_keys;
+    std::string full_template;
 };
 
 }  // namespace ivm

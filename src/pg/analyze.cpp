@@ -63,9 +63,9 @@ void check_query_shape(const Query* q, bool recursive_cte_allowed = false) {
     if (q->commandType != CMD_SELECT) throw unsupported("statements other than SELECT");
     if (q->cteList != NIL && !recursive_cte_allowed) throw unsupported(q->hasRecursive ? "WITH RECURSIVE" : "WITH");
     if (q->setOperations != nullptr) throw unsupported("UNION, INTERSECT and EXCEPT");
-    if (q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL)
-        throw unsupported("aggregate functions and GROUP BY");
-    if (q->havingQual != nullptr) throw unsupported("HAVING");
+    if (q->groupingSets != NIL) throw unsupported("GROUPING SETS, ROLLUP and CUBE");
+    if ((q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr) && q->distinctClause != NIL)
+        throw unsupported("DISTINCT with aggregation");
     if (q->hasWindowFuncs) throw unsupported("window functions");
     if (q->hasTargetSRFs) throw unsupported("set-returning functions in the select list");
     if (q->hasSubLinks) throw unsupported("subqueries in expressions");
@@ -346,8 +346,8 @@ AnalyzedView analyze_view(Oid query_view, const std::string& storage, const std:
 
 namespace {
 
-Column make_column(const char* name, Oid type, int32 typmod, Oid collation) {
-    if (std::string(name).rfind("__ivm_", 0) == 0)
+Column make_column(const char* name, Oid type, int32 typmod, Oid collation, bool user_column = true) {
+    if (user_column && std::string(name).rfind("__ivm_", 0) == 0)
         throw Error(sqlstate::duplicate_column, std::string("column name \"") + name + "\" is reserved by ivm");
     Column column;
     column.name = call([&] { return quote_identifier(name); });
@@ -393,6 +393,8 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
     union_leaves(cq, cq->setOperations, leaves);
     for (Query* leaf : leaves) {
         check_query_shape(leaf);
+        if (leaf->hasAggs || leaf->groupClause != NIL || leaf->havingQual != nullptr)
+            throw unsupported("aggregation inside WITH RECURSIVE");
         std::vector<int> rtindexes;
         collect_sources(leaf, reinterpret_cast<Node*>(leaf->jointree), rtindexes, cte->ctename);
         check_expressions(leaf);
@@ -423,6 +425,47 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
     const std::string name = call([&] { return quote_identifier(cte_name); });
     r.definition = "WITH RECURSIVE " + name + "(" + cols + ") AS (" + deparse(cq) + ") SELECT " + cols +
                    " FROM " + name;
+}
+
+}  // namespace
+
+namespace {
+
+// An aggregate view: the group keys become hidden columns; the template
+// for deltas yields the group keys of the rows under the aggregation, and
+// the full template the whole query with the group keys appended.
+void describe_aggregation(Query* q, const std::vector<int>& rtindexes, CountingView& model) {
+    model.aggregate = true;
+    std::vector<Expr*> keys;
+    ListCell* lc;
+    foreach (lc, q->groupClause) {
+        auto* clause = static_cast<SortGroupClause*>(lfirst(lc));
+        keys.push_back(reinterpret_cast<Expr*>(call([&] { return get_sortgroupclause_expr(clause, q->targetList); })));
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        Node* expr = reinterpret_cast<Node*>(keys[i]);
+        Column c = make_column("group key", exprType(expr), exprTypmod(expr), exprCollation(expr), false);
+        c.name = "__ivm_gk" + std::to_string(i + 1);
+        model.group_keys.push_back(std::move(c));
+    }
+    Query* inner = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
+    Query* full = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
+    call([&] {
+        inner->targetList = NIL;
+        inner->groupClause = NIL;
+        inner->havingQual = nullptr;
+        inner->hasAggs = false;
+        int resno = list_length(full->targetList);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            char* name = psprintf("__ivm_gk%d", static_cast<int>(i + 1));
+            inner->targetList = lappend(inner->targetList, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(keys[i])),
+                                                                           static_cast<AttrNumber>(i + 1), name, false));
+            full->targetList = lappend(full->targetList, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(keys[i])),
+                                                                         static_cast<AttrNumber>(++resno), name, false));
+        }
+    });
+    model.spj_template = build_template(inner, rtindexes, true);
+    model.full_template = build_template(full, rtindexes, false);
 }
 
 }  // namespace
@@ -472,7 +515,10 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         }
         out.model.sources.push_back(source);
     }
-    out.model.spj_template = build_template(q, rtindexes, true);
+    if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr)
+        describe_aggregation(q, rtindexes, out.model);
+    else
+        out.model.spj_template = build_template(q, rtindexes, true);
     return out;
 }
 

@@ -79,6 +79,9 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("algorithm: dred: the query is recursive (WITH RECURSIVE ... UNION), so its recursive "
                         "relation is kept as a set and maintained by delete and rederive; the query over it "
                         "is maintained by counting from the relation's changes");
+    else if (model.aggregate)
+        lines.push_back("algorithm: counting: the query is not recursive; it aggregates, so the view keeps "
+                        "one row per group and a change recomputes the groups whose input rows it touched");
     else
         lines.push_back("algorithm: counting: the query is not recursive, so each stored tuple carries "
                         "the number of its derivations and leaves the view when it reaches zero");
@@ -268,7 +271,8 @@ void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
         notice("view " + n.view + " is maintained by DRed (delete and rederive), as its query is recursive; "
                "its recursive relation is stored in " + n.recursive);
     else
-        notice("view " + n.view + " is maintained by counting, as its query is not recursive");
+        notice("view " + n.view + " is maintained by counting, as its query is not recursive" +
+               (a.model.aggregate ? "; the groups a change touches are recomputed" : ""));
     if (new_storage) notice("created storage table " + n.storage + ", indexed on its tuples' hash key");
 }
 

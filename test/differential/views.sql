@@ -15,3 +15,8 @@ SELECT ivm.create_view('dt_two_hop', 'WITH RECURSIVE p(x, y) AS (SELECT src, dst
 SELECT ivm.create_view('dt_tc_outer', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT tc.x, g.dst AS z FROM tc JOIN g ON tc.y = g.src JOIN roots ON roots.n = tc.x');
 SELECT ivm.create_view('dt_tc_pairs', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g WHERE src IS NOT NULL UNION SELECT tc.x, g.dst FROM g JOIN tc ON g.src = tc.y) SELECT a.x, b.y FROM tc a JOIN tc b ON a.y = b.x');
 SELECT ivm.create_view('dt_tc_distinct', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT DISTINCT y FROM tc WHERE x < 4');
+-- aggregates (groups recomputed) and an aggregate over a recursive relation
+SELECT ivm.create_view('dt_agg', 'SELECT b, count(*) AS n, count(c) AS nc, sum(a) AS sa, avg(a) AS aa, min(c) AS mc, max(a) AS xa FROM r GROUP BY b');
+SELECT ivm.create_view('dt_agg_join', 'SELECT s.d, count(*) AS n, sum(r.a) AS sa, string_agg(r.c, '','' ORDER BY r.c) AS cs FROM r JOIN s ON r.b = s.b GROUP BY s.d HAVING count(*) > 1');
+SELECT ivm.create_view('dt_agg_all', 'SELECT count(*) AS n, sum(b) AS sb, max(c) AS mc FROM r WHERE a > 1');
+SELECT ivm.create_view('dt_tc_agg', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, count(*) AS n, min(y) AS lo FROM tc GROUP BY x');
