@@ -44,4 +44,28 @@ SELECT * FROM order_cities ORDER BY id;
 \echo '-- the view always equals its query:'
 SELECT (SELECT count(*) FROM (SELECT * FROM order_cities EXCEPT ALL
         SELECT o.id, c.name, c.city, o.item, o.qty FROM orders o JOIN customers c ON o.customer = c.id) d) AS rows_differing;
+
+\echo '-- a recursive view (DRed): which stations reach which, over a rail network'
+CREATE TABLE rail (src text, dst text);
+INSERT INTO rail VALUES ('Bergen', 'Oslo'), ('Oslo', 'Stockholm'), ('Stockholm', 'Helsinki');
+\echo 'SELECT ivm.create_view(''reaches'', ''WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM rail UNION SELECT r.a, rail.dst FROM r JOIN rail ON r.b = rail.src) SELECT a, b FROM r'');'
+SELECT ivm.create_view('reaches',
+    'WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM rail UNION SELECT r.a, rail.dst FROM r JOIN rail ON r.b = rail.src) SELECT a, b FROM r') AS rows;
+SELECT a AS from_station, string_agg(b, ', ' ORDER BY b) AS reaches FROM reaches GROUP BY a ORDER BY a;
+\echo '-- INSERT INTO rail VALUES (''Oslo'', ''Copenhagen''), (''Copenhagen'', ''Hamburg'');'
+INSERT INTO rail VALUES ('Oslo', 'Copenhagen'), ('Copenhagen', 'Hamburg');
+SELECT a AS from_station, string_agg(b, ', ' ORDER BY b) AS reaches FROM reaches GROUP BY a ORDER BY a;
+\echo '-- DELETE FROM rail WHERE src = ''Oslo'' AND dst = ''Stockholm'';   (over-delete, rederive, insert)'
+DELETE FROM rail WHERE src = 'Oslo' AND dst = 'Stockholm';
+SELECT a AS from_station, string_agg(b, ', ' ORDER BY b) AS reaches FROM reaches GROUP BY a ORDER BY a;
+\echo '-- a cycle: INSERT INTO rail VALUES (''Hamburg'', ''Bergen'');'
+INSERT INTO rail VALUES ('Hamburg', 'Bergen');
+SELECT a AS from_station, string_agg(b, ', ' ORDER BY b) AS reaches FROM reaches GROUP BY a ORDER BY a;
+
+\echo '-- an aggregate over it, maintained too:'
+SELECT ivm.create_view('reach_counts',
+    'WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM rail UNION SELECT r.a, rail.dst FROM r JOIN rail ON r.b = rail.src) SELECT a, count(*) AS stations FROM r GROUP BY a') AS rows;
+DELETE FROM rail WHERE src = 'Hamburg';
+SELECT * FROM reach_counts ORDER BY a;
+
 SELECT name, algorithm, base_relations FROM ivm.views;

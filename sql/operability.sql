@@ -50,5 +50,17 @@ ROLLBACK;
 SELECT name, populated FROM ivm.views;
 SELECT ivm_check('stock_cities');
 
+-- explain for an aggregate view and a recursive one (the first lines)
+SELECT ivm.create_view('stock_totals', 'SELECT store, sum(qty) AS qty FROM stock GROUP BY store');
+SELECT line FROM ivm.explain_view('stock_totals') AS line
+ WHERE line LIKE 'algorithm%' OR line LIKE 'storage%' OR line LIKE 'on %';
+CREATE TABLE route (a int, b int);
+SELECT ivm.create_view('reach', 'WITH RECURSIVE r(a, b) AS (SELECT a, b FROM route UNION SELECT r.a, route.b FROM r JOIN route ON r.b = route.a) SELECT a, b FROM r');
+SELECT line FROM ivm.explain_view('reach') AS line
+ WHERE line LIKE 'algorithm%' OR line LIKE 'recursive relation%' OR line LIKE 'on %public.route%';
+SELECT regexp_replace(line, ':.*', ':') AS step FROM ivm.explain_view('reach') AS line WHERE line ~ '^  [0-9]\.';
+
+SELECT ivm.drop_view('reach');
+SELECT ivm.drop_view('stock_totals');
 SELECT ivm.drop_view('stock_cities');
-DROP TABLE stock, store;
+DROP TABLE stock, store, route;

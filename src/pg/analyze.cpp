@@ -277,15 +277,6 @@ std::string build_template(Query* q, const std::vector<int>& rtindexes, bool cou
 
 }  // namespace
 
-std::string qualified_name(Oid relid) {
-    const char* text = call([&] {
-        char* rel = get_rel_name(relid);
-        char* nsp = get_namespace_name(get_rel_namespace(relid));
-        if (rel == nullptr || nsp == nullptr) elog(ERROR, "cache lookup failed for relation %u", relid);
-        return quote_qualified_identifier(nsp, rel);
-    });
-    return text;
-}
 
 namespace {
 

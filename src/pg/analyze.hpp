@@ -4,6 +4,7 @@
 #include "core/dred.hpp"
 #include "core/view_model.hpp"
 #include "pg/pg.hpp"
+#include "pg/relations.hpp"
 
 #include <optional>
 #include <string>
@@ -34,7 +35,5 @@ AnalyzedView analyze_query(Query* query, const std::string& storage, const std::
 AnalyzedView analyze_view(Oid query_view, const std::string& storage, const std::string& recursive_storage,
                           Oid recursive_storage_oid);
 
-// "schema"."name" for a relation, quoted.
-std::string qualified_name(Oid relid);
 
 }  // namespace ivm::pg

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
 #include <sstream>
@@ -50,14 +51,9 @@ template <typename Fn>
 void as_catalog_owner(Fn&& fn) {
     Oid saved_user;
     int saved_context;
-    Oid owner = call([] {
-        Oid catalog = get_relname_relid("view_catalog", get_namespace_oid("ivm", false));
-        HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(catalog));
-        if (!HeapTupleIsValid(tup)) elog(ERROR, "ivm.view_catalog is missing");
-        Oid result = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup))->relowner;
-        ReleaseSysCache(tup);
-        return result;
-    });
+    Oid owner = relation_owner(call([] {
+        return get_relname_relid("view_catalog", get_namespace_oid("ivm", false));
+    }));
     GetUserIdAndSecContext(&saved_user, &saved_context);
     SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE);
     fn();  // on error the transaction abort restores the user

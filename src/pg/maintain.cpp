@@ -4,6 +4,7 @@
 #include "core/dred.hpp"
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/relations.hpp"
 #include "pg/spi.hpp"
 #include "pg/stats.hpp"
 
@@ -29,15 +30,6 @@ struct Writing {
 };
 std::vector<Writing> writing;  // storages being written by maintenance, innermost last
 
-Oid relation_owner(Oid relid) {
-    return call([&] {
-        HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-        if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for relation %u", relid);
-        Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup))->relowner;
-        ReleaseSysCache(tup);
-        return owner;
-    });
-}
 
 void free_plans(ViewRuntime& view) {
     for (auto& [key, plan] : view.plans) {

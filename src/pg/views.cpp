@@ -9,6 +9,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/maintain.hpp"
+#include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
 #include <algorithm>
@@ -35,15 +36,6 @@ Oid relation_in(Oid nsp, const std::string& relname) {
     return call([&] { return get_relname_relid(name, nsp); });
 }
 
-Oid owner_of(Oid relid) {
-    return call([&] {
-        HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-        if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for relation %u", relid);
-        Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup))->relowner;
-        ReleaseSysCache(tup);
-        return owner;
-    });
-}
 
 void require_owner(Oid view) {
     Oid relid = view;
@@ -55,7 +47,7 @@ void require_owner(Oid view) {
 // Statements on a base table run as its owner: dropping a trigger needs
 // ownership, while creating the view needed only the TRIGGER privilege.
 void execute_as_owner_of(Oid relid, const std::vector<std::string>& statements) {
-    Oid owner = owner_of(relid);
+    Oid owner = relation_owner(relid);
     Oid saved_user;
     int saved_context;
     GetUserIdAndSecContext(&saved_user, &saved_context);
@@ -89,8 +81,12 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     lines.push_back("base relations: " + sql::join(model.bases, ", "));
     std::vector<std::string> columns;
     for (const Column& c : model.columns) columns.push_back(c.name + " " + c.type);
+    for (const Column& c : model.group_keys) columns.push_back(c.name + " " + c.type);
+    const char* shown = model.aggregate ? ", one row per group (group keys in __ivm_gk<i>)"
+                        : model.distinct ? ", shown once per tuple (DISTINCT)"
+                                         : ", each tuple shown __ivm_count times";
     lines.push_back("storage: " + model.storage + " (" + sql::join(columns, ", ") +
-                    ", __ivm_count bigint, __ivm_key bigint)" + (model.distinct ? ", shown once per tuple (DISTINCT)" : ", each tuple shown __ivm_count times"));
+                    ", __ivm_count bigint, __ivm_key bigint)" + shown);
     Oid storage = view.entry.storage;
     std::vector<spi::Row> indexes = spi::query(
         "SELECT pg_catalog.pg_get_indexdef(indexrelid) FROM pg_catalog.pg_index WHERE indrelid = $1::oid "
