@@ -14,7 +14,7 @@ PG_SRCS   = $(wildcard src/pg/*.cpp)
 CORE_OBJS = $(CORE_SRCS:.cpp=.o)
 OBJS      = $(CORE_OBJS) $(PG_SRCS:.cpp=.o)
 
-REGRESS = setup create joins transactions refusals direct_writes operability recursive alter aggregates
+REGRESS = setup create joins transactions refusals direct_writes operability recursive alter aggregates unions
 REGRESS_OPTS = --load-extension=ivm
 
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-register -Wno-cast-function-type -Werror=return-type -Isrc -MMD -MP

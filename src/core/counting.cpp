@@ -27,8 +27,8 @@ std::string counted_rows(const Source& source, const std::string& relation, cons
 // The counted relation an occurrence stands for in one term.  "Before" is
 // the table as it was before the statement: now, minus what the statement
 // inserted, plus what it deleted.
-std::string source_query(const CountingView& view, std::size_t k, State state) {
-    const Source& source = view.sources.at(k);
+std::string source_query(const CountingView& view, const Block& block, std::size_t k, State state) {
+    const Source& source = block.sources.at(k);
     const std::string now = (source.only ? "ONLY " : "") + view.bases.at(source.base);
     const std::string inserted = new_rows_relation(source.base);
     const std::string deleted = old_rows_relation(source.base);
@@ -51,24 +51,36 @@ std::string output_columns(const CountingView& view, const std::string& qualifie
 // One term of the telescoped delta: the template with each occurrence bound
 // to the relation its state names, and the product of the counts of the
 // occurrences that are not read as they are now (those all count 1).
-std::string term_query(const CountingView& view, const std::vector<State>& states) {
+std::string term_query(const CountingView& view, const Block& block, const std::vector<State>& states) {
     std::vector<std::string> ctes;
     std::vector<std::string> factors;
-    for (std::size_t k = 0; k < view.sources.size(); ++k) {
-        ctes.push_back(placeholder(k) + " AS (" + source_query(view, k, states[k]) + ")");
+    for (std::size_t k = 0; k < block.sources.size(); ++k) {
+        ctes.push_back(placeholder(k) + " AS (" + source_query(view, block, k, states[k]) + ")");
         if (states[k] != State::Now) factors.push_back("__ivm_t." + count_column(k));
     }
     const std::string count = factors.empty() ? "1::bigint" : sql::join(factors, sql::op("*"));
-    const std::string outputs = tuples::columns(view.aggregate ? view.group_keys : view.columns, "__ivm_t");
+    std::string outputs;
+    if (view.blocks.size() > 1) {
+        // The arms of a UNION are cast to the union's column types, so that
+        // equal tuples hash and group alike whichever arm they come from.
+        std::vector<std::string> cast;
+        for (const Column& c : view.columns) cast.push_back("CAST(__ivm_t." + c.name + " AS " + c.type + ") AS " + c.name);
+        outputs = sql::join(cast, ", ");
+    } else {
+        outputs = tuples::columns(view.aggregate ? view.group_keys : view.columns, "__ivm_t");
+    }
     return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt FROM (WITH " +
-           sql::join(ctes, ", ") + " " + view.spj_template + ") __ivm_t";
+           sql::join(ctes, ", ") + " " + block.spj_template + ") __ivm_t";
 }
+
+std::vector<State> all_now(const Block& block) { return std::vector<State>(block.sources.size(), State::Now); }
 
 // Aggregate views: the whole query over the base tables as they are now.
 std::string full_query(const CountingView& view) {
+    const Block& block = view.blocks.at(0);
     std::vector<std::string> ctes;
-    for (std::size_t k = 0; k < view.sources.size(); ++k)
-        ctes.push_back(placeholder(k) + " AS (" + source_query(view, k, State::Now) + ")");
+    for (std::size_t k = 0; k < block.sources.size(); ++k)
+        ctes.push_back(placeholder(k) + " AS (" + source_query(view, block, k, State::Now) + ")");
     return "WITH " + sql::join(ctes, ", ") + " " + view.full_template;
 }
 
@@ -118,18 +130,19 @@ std::string new_rows_relation(std::size_t base) { return "ivm_new_" + std::to_st
 std::string old_rows_relation(std::size_t base) { return "ivm_old_" + std::to_string(base + 1); }
 
 std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases) {
-    std::vector<std::size_t> changed;
-    for (std::size_t k = 0; k < view.sources.size(); ++k)
-        if (changed_bases.at(view.sources[k].base)) changed.push_back(k);
-    if (changed.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");
-
     std::vector<std::string> terms;
-    for (std::size_t j = 0; j < changed.size(); ++j) {
-        std::vector<State> states(view.sources.size(), State::Now);
-        for (std::size_t i = 0; i < j; ++i) states[changed[i]] = State::Before;
-        states[changed[j]] = State::Delta;
-        terms.push_back(term_query(view, states));
+    for (const Block& block : view.blocks) {
+        std::vector<std::size_t> changed;
+        for (std::size_t k = 0; k < block.sources.size(); ++k)
+            if (changed_bases.at(block.sources[k].base)) changed.push_back(k);
+        for (std::size_t j = 0; j < changed.size(); ++j) {
+            std::vector<State> states = all_now(block);
+            for (std::size_t i = 0; i < j; ++i) states[changed[i]] = State::Before;
+            states[changed[j]] = State::Delta;
+            terms.push_back(term_query(view, block, states));
+        }
     }
+    if (terms.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");
     // For an aggregate view every input row that changed marks its group,
     // even when its changes cancel (an UPDATE of an aggregated column).
     if (view.aggregate) return groups_of(view, sql::join(terms, " UNION ALL "));
@@ -143,10 +156,11 @@ std::string refresh_delta_query(const CountingView& view) {
         return "SELECT " + keys + " FROM (" + full_query(view) + ") __ivm_q UNION SELECT " + keys + " FROM " +
                view.storage;
     }
-    const std::string now = term_query(view, std::vector<State>(view.sources.size(), State::Now));
+    std::vector<std::string> now;
+    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block)));
     const std::string stored = "SELECT " + output_columns(view, "") +
                                ", (" + sql::op("-") + "__ivm_count)::bigint FROM " + view.storage;
-    return netted(view, now + " UNION ALL " + stored);
+    return netted(view, sql::join(now, " UNION ALL ") + " UNION ALL " + stored);
 }
 
 std::string merge_statement(const CountingView& view, const std::string& counted_delta) {

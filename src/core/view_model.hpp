@@ -17,31 +17,38 @@ struct Column {
     std::string type;      // SQL type with typmod and collation, e.g. varchar(10) COLLATE "C"
 };
 
-// One occurrence of a base relation in the FROM tree.  Occurrence k (from 0)
-// appears in the template as relation "__ivm_src_<k+1>" with a derivation
-// count column "__ivm_cnt", and the template outputs that count as
-// "__ivm_c<k+1>".  Two occurrences of one table (a self-join) share a base.
+// One occurrence of a base relation in the FROM tree of a block.
+// Occurrence k (from 0) appears in the block's template as relation
+// "__ivm_src_<k+1>" with a derivation count column "__ivm_cnt", and the
+// template outputs that count as "__ivm_c<k+1>".  Two occurrences of one
+// table (a self-join) share a base.
 struct Source {
     std::size_t base = 0;              // index into CountingView::bases
     bool only = false;                 // FROM ONLY
     std::vector<std::string> columns;  // the columns it provides (quoted); empty: all of them
 };
 
-// A select-project-join view maintained by counting.
+// One select-project-join block: its occurrences and its deparsed template.
+struct Block {
+    std::vector<Source> sources;
+    std::string spj_template;
+};
+
+// A view maintained by counting: a select-project-join query, or a UNION
+// [ALL] of such blocks (the view's counts are the sums of the blocks').
 struct CountingView {
     std::string storage;                // quoted qualified storage table
     std::vector<Column> columns;        // the view's output columns
     std::vector<std::string> bases;     // quoted qualified base tables, each once
-    std::vector<Source> sources;        // occurrences, in template order
-    bool distinct = false;              // SELECT DISTINCT: show each tuple once
-    std::string spj_template;           // deparsed query over the placeholders
+    std::vector<Block> blocks;          // one, or the arms of a UNION [ALL]
+    bool distinct = false;              // SELECT DISTINCT or UNION: show each tuple once
 
     // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per
-    // group.  spj_template then outputs the group keys (as group_keys,
-    // hidden columns __ivm_gk<i> of the storage) for the rows under the
-    // aggregation, and full_template is the whole query over the
-    // placeholders with the group keys appended; a change recomputes the
-    // groups whose input rows it touched.
+    // group, one block.  Its template then outputs the group keys (as
+    // group_keys, hidden columns __ivm_gk<i> of the storage) for the rows
+    // under the aggregation, and full_template is the whole query over the
+    // same placeholders with the group keys appended; a change recomputes
+    // the groups whose input rows it touched.
     bool aggregate = false;
     std::vector<Column> group_keys;
     std::string full_template;

@@ -62,7 +62,6 @@ std::string relation_construct(const char* kind, Oid relid) {
 void check_query_shape(const Query* q, bool recursive_cte_allowed = false) {
     if (q->commandType != CMD_SELECT) throw unsupported("statements other than SELECT");
     if (q->cteList != NIL && !recursive_cte_allowed) throw unsupported(q->hasRecursive ? "WITH RECURSIVE" : "WITH");
-    if (q->setOperations != nullptr) throw unsupported("UNION, INTERSECT and EXCEPT");
     if (q->groupingSets != NIL) throw unsupported("GROUPING SETS, ROLLUP and CUBE");
     if ((q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr) && q->distinctClause != NIL)
         throw unsupported("DISTINCT with aggregation");
@@ -455,8 +454,51 @@ void describe_aggregation(Query* q, const std::vector<int>& rtindexes, CountingV
                                                                          static_cast<AttrNumber>(++resno), name, false));
         }
     });
-    model.spj_template = build_template(inner, rtindexes, true);
+    model.blocks.at(0).spj_template = build_template(inner, rtindexes, true);
     model.full_template = build_template(full, rtindexes, false);
+}
+
+}  // namespace
+
+namespace {
+
+// The occurrences of a block's FROM tree as sources, adding their tables to
+// the view's bases; a reference to the recursive CTE reads its storage.
+std::vector<Source> block_sources(Query* q, const std::vector<int>& rtindexes, AnalyzedView& out,
+                                  const std::string& recursive_storage, Oid recursive_storage_oid) {
+    std::vector<Source> sources;
+    for (int rti : rtindexes) {
+        RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+        const bool reads_recursive = rte->rtekind == RTE_CTE;
+        const Oid relid = reads_recursive ? recursive_storage_oid : rte->relid;
+        auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
+        Source source;
+        source.only = !rte->inh || reads_recursive;
+        source.base = static_cast<std::size_t>(it - out.base_oids.begin());
+        if (reads_recursive)
+            for (const Column& c : out.recursive->columns) source.columns.push_back(c.name);
+        if (it == out.base_oids.end()) {
+            out.base_oids.push_back(relid);
+            out.model.bases.push_back(reads_recursive ? recursive_storage : qualified_name(relid));
+        }
+        sources.push_back(std::move(source));
+    }
+    return sources;
+}
+
+// The arms of a UNION or UNION ALL tree; all of one kind (`all` says which).
+void union_arms(Query* q, Node* node, std::vector<Query*>& arms, std::optional<bool>& all) {
+    if (IsA(node, SetOperationStmt)) {
+        auto* op = reinterpret_cast<SetOperationStmt*>(node);
+        if (op->op == SETOP_INTERSECT) throw unsupported("INTERSECT");
+        if (op->op == SETOP_EXCEPT) throw unsupported("EXCEPT");
+        if (all.has_value() && *all != op->all) throw unsupported("UNION mixed with UNION ALL");
+        all = op->all;
+        union_arms(q, op->larg, arms, all);
+        union_arms(q, op->rarg, arms, all);
+        return;
+    }
+    arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable)->subquery);
 }
 
 }  // namespace
@@ -473,43 +515,54 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         analyze_recursive(cte, recursive_storage, out);
     }
     check_query_shape(q, cte != nullptr);
-    std::vector<int> rtindexes;
-    collect_sources(q, reinterpret_cast<Node*>(q->jointree), rtindexes, cte ? cte->ctename : nullptr);
-    if (rtindexes.empty()) throw unsupported("views without base tables");
-    check_expressions(q);
-
+    if (q->setOperations == nullptr) check_expressions(q);
     out.model.storage = storage;
-    out.model.distinct = q->distinctClause != NIL;
     out.ignored_order_by = q->sortClause != NIL;
     ListCell* lc;
+    std::vector<std::string> names;
     foreach (lc, q->targetList) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         if (te->resjunk) continue;
         Node* expr = reinterpret_cast<Node*>(te->expr);
         out.model.columns.push_back(make_column(te->resname, exprType(expr), exprTypmod(expr), exprCollation(expr)));
+        names.push_back(te->resname);
     }
     if (out.model.columns.empty()) throw unsupported("views without columns");
+    const char* cte_name = cte ? cte->ctename : nullptr;
 
-    for (int rti : rtindexes) {
-        RangeTblEntry* rte = rt_fetch(rti, q->rtable);
-        const bool reads_recursive = rte->rtekind == RTE_CTE;
-        const Oid relid = reads_recursive ? recursive_storage_oid : rte->relid;
-        auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
-        Source source;
-        source.only = !rte->inh || reads_recursive;
-        source.base = static_cast<std::size_t>(it - out.base_oids.begin());
-        if (reads_recursive)
-            for (const Column& c : out.recursive->columns) source.columns.push_back(c.name);
-        if (it == out.base_oids.end()) {
-            out.base_oids.push_back(relid);
-            out.model.bases.push_back(reads_recursive ? recursive_storage : qualified_name(relid));
+    if (q->setOperations != nullptr) {
+        // UNION ALL adds the arms' counts; UNION shows each tuple once.
+        std::vector<Query*> arms;
+        std::optional<bool> all;
+        union_arms(q, q->setOperations, arms, all);
+        out.model.distinct = !*all;
+        for (Query* arm : arms) {
+            check_query_shape(arm);
+            if (arm->setOperations != nullptr || arm->hasAggs || arm->groupClause != NIL || arm->havingQual != nullptr)
+                throw unsupported("aggregation and nested set operations in the arms of a UNION");
+            std::vector<int> rtindexes;
+            collect_sources(arm, reinterpret_cast<Node*>(arm->jointree), rtindexes, cte_name);
+            if (rtindexes.empty()) throw unsupported("UNION arms without base tables");
+            check_expressions(arm);
+            Block block;
+            block.sources = block_sources(arm, rtindexes, out, recursive_storage, recursive_storage_oid);
+            block.spj_template = build_template(arm, rtindexes, true, &names);
+            out.model.blocks.push_back(std::move(block));
         }
-        out.model.sources.push_back(source);
+        return out;
     }
+
+    std::vector<int> rtindexes;
+    collect_sources(q, reinterpret_cast<Node*>(q->jointree), rtindexes, cte_name);
+    if (rtindexes.empty()) throw unsupported("views without base tables");
+    out.model.distinct = q->distinctClause != NIL;
+    Block block;
+    block.sources = block_sources(q, rtindexes, out, recursive_storage, recursive_storage_oid);
+    out.model.blocks.push_back(std::move(block));
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr)
         describe_aggregation(q, rtindexes, out.model);
     else
-        out.model.spj_template = build_template(q, rtindexes, true);
+        out.model.blocks[0].spj_template = build_template(q, rtindexes, true);
     return out;
 }
 

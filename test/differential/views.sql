@@ -20,3 +20,6 @@ SELECT ivm.create_view('dt_agg', 'SELECT b, count(*) AS n, count(c) AS nc, sum(a
 SELECT ivm.create_view('dt_agg_join', 'SELECT s.d, count(*) AS n, sum(r.a) AS sa, string_agg(r.c, '','' ORDER BY r.c) AS cs FROM r JOIN s ON r.b = s.b GROUP BY s.d HAVING count(*) > 1');
 SELECT ivm.create_view('dt_agg_all', 'SELECT count(*) AS n, sum(b) AS sb, max(c) AS mc FROM r WHERE a > 1');
 SELECT ivm.create_view('dt_tc_agg', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, count(*) AS n, min(y) AS lo FROM tc GROUP BY x');
+-- set operations
+SELECT ivm.create_view('dt_union_all', 'SELECT a AS v, c FROM r UNION ALL SELECT d, NULL FROM s UNION ALL SELECT s.d, r.c FROM r JOIN s ON r.b = s.b');
+SELECT ivm.create_view('dt_union', 'SELECT b AS v FROM r UNION SELECT b FROM s UNION SELECT d FROM t');

@@ -24,8 +24,8 @@ CountingView join_view() {
     v.storage = "public.v__ivm_data";
     v.columns = {{"a", "OPERATOR(pg_catalog.=)", true}, {"c", "OPERATOR(pg_catalog.=)", true}};
     v.bases = {"public.r", "public.s"};
-    v.sources = {Source{0, true}, Source{1, true}};  // FROM ONLY r, ONLY s
-    v.spj_template = "SELECT r.a, s.c, r.__ivm_cnt AS __ivm_c1, s.__ivm_cnt AS __ivm_c2 FROM __ivm_src_1 r, __ivm_src_2 s";
+    v.blocks = {{{Source{0, true}, Source{1, true}},  // FROM ONLY r, ONLY s
+                 "SELECT r.a, s.c, r.__ivm_cnt AS __ivm_c1, s.__ivm_cnt AS __ivm_c2 FROM __ivm_src_1 r, __ivm_src_2 s"}};
     return v;
 }
 
@@ -33,7 +33,7 @@ CountingView join_view() {
 CountingView self_join_view() {
     CountingView v = join_view();
     v.bases = {"public.r"};
-    v.sources = {Source{0, false}, Source{0, true}};
+    v.blocks[0].sources = {Source{0, false}, Source{0, true}};
     return v;
 }
 
@@ -62,6 +62,18 @@ TEST(CountingDelta, SelfJoinChangesBothOccurrences) {
     std::string sql = ivm::counting::delta_query(self_join_view(), {true});
     EXPECT_EQ(occurrences(sql, "FROM (WITH "), 2u);
     EXPECT_NE(sql.find("public.r __ivm_r"), std::string::npos);
+}
+
+TEST(CountingDelta, UnionArmsEachContributeTheirTerms) {
+    CountingView v = join_view();
+    v.columns[0].type = "integer";
+    v.columns[1].type = "text";
+    v.blocks.push_back({{Source{1, true}}, "SELECT s.a, s.c, s.__ivm_cnt AS __ivm_c1 FROM __ivm_src_1 s"});
+    std::string sql = ivm::counting::delta_query(v, {false, true});  // s changed: both arms read it
+    EXPECT_EQ(occurrences(sql, "FROM (WITH "), 2u);
+    EXPECT_NE(sql.find("CAST(__ivm_t.a AS integer) AS a"), std::string::npos);
+    sql = ivm::counting::delta_query(v, {true, false});  // r changed: only the first arm
+    EXPECT_EQ(occurrences(sql, "FROM (WITH "), 1u);
 }
 
 TEST(CountingDelta, UnchangedViewIsAnError) {
