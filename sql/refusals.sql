@@ -25,7 +25,7 @@ SELECT refused($$SELECT a FROM t TABLESAMPLE SYSTEM (50)$$);
 SELECT refused($$SELECT generate_series(1, a) FROM t$$);
 SELECT refused($$SELECT DISTINCT ON (a) a, b FROM t$$);
 SELECT refused($$SELECT a, j FROM t$$);
-SELECT refused($$SELECT a FROM t INTERSECT SELECT a FROM u$$);
+SELECT refused($$SELECT a FROM t INTERSECT SELECT a FROM u UNION SELECT a FROM t$$);
 SELECT refused($$SELECT a FROM t WHERE a IN (SELECT a FROM u)$$);
 SELECT refused($$SELECT t.a FROM t LEFT JOIN u ON t.a = u.a$$);
 SELECT refused($$SELECT a FROM (SELECT a FROM t) s$$);

@@ -33,9 +33,32 @@ DELETE FROM edge WHERE src = 1;
 SELECT * FROM ends ORDER BY 1;
 SELECT ivm_check('ends');
 
+-- INTERSECT [ALL] and EXCEPT [ALL]: both arms' counts are kept
+TRUNCATE a, b;
+INSERT INTO a VALUES (1, 'p'), (1, 'p'), (1, 'p'), (2, 'q'), (NULL, NULL);
+INSERT INTO b VALUES (1, 'p'), (2, 'q'), (2, 'q'), (NULL, NULL), (3, 'r');
+SELECT ivm.create_view('both_all', 'SELECT x, y FROM a INTERSECT ALL SELECT x, y FROM b');
+SELECT ivm.create_view('both', 'SELECT x FROM a INTERSECT SELECT x FROM b WHERE x < 3');
+SELECT ivm.create_view('left_all', 'SELECT x, y FROM a EXCEPT ALL SELECT x, y FROM b');
+SELECT ivm.create_view('left_only', 'SELECT y FROM b EXCEPT SELECT y FROM a');
+SELECT * FROM both_all ORDER BY 1, 2;
+SELECT * FROM left_all ORDER BY 1, 2;
+SELECT * FROM left_only ORDER BY 1;
+-- a change on the subtracted side moves tuples in and out
+DELETE FROM b WHERE x = 1;
+INSERT INTO a VALUES (3, 'r'), (2, 'q');
+SELECT * FROM left_all ORDER BY 1, 2;
+SELECT * FROM left_only ORDER BY 1;
+SELECT ivm_check('both_all'), ivm_check('both'), ivm_check('left_all'), ivm_check('left_only');
+WITH m AS (DELETE FROM a WHERE x = 2 RETURNING *) INSERT INTO b SELECT * FROM m;
+UPDATE b SET y = 'z' WHERE y IS NULL;
+SELECT ivm_check('both_all'), ivm_check('both'), ivm_check('left_all'), ivm_check('left_only');
+TRUNCATE a;
+SELECT ivm_check('both_all'), ivm_check('both'), ivm_check('left_all'), ivm_check('left_only');
+
 -- refused
-SELECT refused($$SELECT x FROM a INTERSECT SELECT x FROM b$$);
-SELECT refused($$SELECT x FROM a EXCEPT ALL SELECT x FROM b$$);
+SELECT refused($$SELECT x FROM a INTERSECT SELECT x FROM b EXCEPT SELECT x FROM a$$);
+SELECT refused($$SELECT x FROM a UNION SELECT x FROM b INTERSECT SELECT x FROM a$$);
 SELECT refused($$SELECT x FROM a UNION SELECT x FROM b UNION ALL SELECT x FROM a$$);
 SELECT refused($$SELECT x FROM a UNION ALL SELECT count(*) FROM b$$);
 SELECT refused($$SELECT x FROM a UNION ALL SELECT x FROM b LIMIT 2$$);

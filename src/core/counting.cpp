@@ -51,7 +51,8 @@ std::string output_columns(const CountingView& view, const std::string& qualifie
 // One term of the telescoped delta: the template with each occurrence bound
 // to the relation its state names, and the product of the counts of the
 // occurrences that are not read as they are now (those all count 1).
-std::string term_query(const CountingView& view, const Block& block, const std::vector<State>& states) {
+std::string term_query(const CountingView& view, const Block& block, const std::vector<State>& states,
+                       int side = 0) {
     std::vector<std::string> ctes;
     std::vector<std::string> factors;
     for (std::size_t k = 0; k < block.sources.size(); ++k) {
@@ -69,8 +70,59 @@ std::string term_query(const CountingView& view, const Block& block, const std::
     } else {
         outputs = tuples::columns(view.aggregate ? view.group_keys : view.columns, "__ivm_t");
     }
-    return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt FROM (WITH " +
+    const std::string tag = view.set_op == CountingView::SetOp::None ? "" : ", " + std::to_string(side) + " AS __ivm_side";
+    return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (WITH " +
            sql::join(ctes, ", ") + " " + block.spj_template + ") __ivm_t";
+}
+
+// INTERSECT/EXCEPT: sum the counts per tuple and arm.
+std::string netted_sides(const CountingView& view, const std::string& tagged_union) {
+    auto arm = [](int side) {
+        return "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_side" + sql::op("=") + std::to_string(side) +
+               "), 0)::bigint";
+    };
+    return "SELECT " + output_columns(view, "") + ", " + arm(0) + " AS __ivm_dl, " + arm(1) +
+           " AS __ivm_dr FROM (" + tagged_union + ") __ivm_u GROUP BY " + sql::ordinals(view.columns.size()) +
+           " HAVING " + arm(0) + sql::op("<>") + "0 OR " + arm(1) + sql::op("<>") + "0";
+}
+
+// How many times a tuple with l left and r right derivations is shown.
+std::string shown(const CountingView& view, const std::string& l, const std::string& r) {
+    switch (view.set_op) {
+        case CountingView::SetOp::IntersectAll: return "LEAST(" + l + ", " + r + ")";
+        case CountingView::SetOp::ExceptAll: return "GREATEST(" + l + sql::op("-") + r + ", 0)";
+        case CountingView::SetOp::Intersect:
+            return "(CASE WHEN " + l + sql::op(">") + "0 AND " + r + sql::op(">") + "0 THEN 1 ELSE 0 END)::bigint";
+        case CountingView::SetOp::Except:
+            return "(CASE WHEN " + l + sql::op(">") + "0 AND " + r + sql::op("=") + "0 THEN 1 ELSE 0 END)::bigint";
+        case CountingView::SetOp::None: break;
+    }
+    throw Error(sqlstate::internal_error, "no set operation");
+}
+
+std::string set_op_merge(const CountingView& view, const std::string& delta) {
+    const std::string cols = output_columns(view, "");
+    const std::string gone = "__ivm_m.__ivm_nl" + sql::op("=") + "0 AND __ivm_m.__ivm_nr" + sql::op("=") + "0";
+    const std::string now = shown(view, "__ivm_nl", "__ivm_nr"), before = shown(view, "__ivm_ol", "__ivm_or");
+    return "WITH __ivm_d AS MATERIALIZED (" + delta +
+           "), __ivm_m AS MATERIALIZED (SELECT __ivm_e.*, " + now + " AS __ivm_now, " + before +
+           " AS __ivm_before FROM (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, COALESCE(__ivm_s.__ivm_left, 0) AS __ivm_ol, "
+           "COALESCE(__ivm_s.__ivm_right, 0) AS __ivm_or, COALESCE(__ivm_s.__ivm_left, 0)" + sql::op("+") +
+           "__ivm_d.__ivm_dl AS __ivm_nl, COALESCE(__ivm_s.__ivm_right, 0)" + sql::op("+") +
+           "__ivm_d.__ivm_dr AS __ivm_nr FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " +
+           tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Computed) +
+           ") __ivm_e), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" +
+           sql::op("=") + "__ivm_m.__ivm_tid AND " + gone + " RETURNING 1), __ivm_upd AS (UPDATE " + view.storage +
+           " __ivm_s SET __ivm_left = __ivm_m.__ivm_nl, __ivm_right = __ivm_m.__ivm_nr, __ivm_count = __ivm_m.__ivm_now "
+           "FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT (" + gone +
+           ") RETURNING 1), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols +
+           ", __ivm_left, __ivm_right, __ivm_count) SELECT " + cols + ", __ivm_nl, __ivm_nr, __ivm_now FROM __ivm_m "
+           "WHERE __ivm_tid IS NULL AND NOT (__ivm_nl" + sql::op("=") + "0 AND __ivm_nr" + sql::op("=") +
+           "0) RETURNING 1) SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
+           "__ivm_before, 0)), 0)::bigint, COALESCE(pg_catalog.sum(GREATEST(__ivm_before" + sql::op("-") +
+           "__ivm_now, 0)), 0)::bigint, (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) "
+           "FROM __ivm_del), pg_catalog.count(*) FILTER (WHERE __ivm_nl" + sql::op("<") + "0 OR __ivm_nr" +
+           sql::op("<") + "0) FROM __ivm_m";
 }
 
 std::vector<State> all_now(const Block& block) { return std::vector<State>(block.sources.size(), State::Now); }
@@ -131,7 +183,9 @@ std::string old_rows_relation(std::size_t base) { return "ivm_old_" + std::to_st
 
 std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases) {
     std::vector<std::string> terms;
+    int side = 0;
     for (const Block& block : view.blocks) {
+        const int arm = side++;
         std::vector<std::size_t> changed;
         for (std::size_t k = 0; k < block.sources.size(); ++k)
             if (changed_bases.at(block.sources[k].base)) changed.push_back(k);
@@ -139,13 +193,14 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
             std::vector<State> states = all_now(block);
             for (std::size_t i = 0; i < j; ++i) states[changed[i]] = State::Before;
             states[changed[j]] = State::Delta;
-            terms.push_back(term_query(view, block, states));
+            terms.push_back(term_query(view, block, states, arm));
         }
     }
     if (terms.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");
     // For an aggregate view every input row that changed marks its group,
     // even when its changes cancel (an UPDATE of an aggregated column).
     if (view.aggregate) return groups_of(view, sql::join(terms, " UNION ALL "));
+    if (view.set_op != CountingView::SetOp::None) return netted_sides(view, sql::join(terms, " UNION ALL "));
     return netted(view, sql::join(terms, " UNION ALL "));
 }
 
@@ -157,7 +212,14 @@ std::string refresh_delta_query(const CountingView& view) {
                view.storage;
     }
     std::vector<std::string> now;
-    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block)));
+    int side = 0;
+    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), side++));
+    if (view.set_op != CountingView::SetOp::None) {
+        const std::string m = sql::op("-");
+        now.push_back("SELECT " + output_columns(view, "") + ", (" + m + "__ivm_left)::bigint, 0 FROM " + view.storage);
+        now.push_back("SELECT " + output_columns(view, "") + ", (" + m + "__ivm_right)::bigint, 1 FROM " + view.storage);
+        return netted_sides(view, sql::join(now, " UNION ALL "));
+    }
     const std::string stored = "SELECT " + output_columns(view, "") +
                                ", (" + sql::op("-") + "__ivm_count)::bigint FROM " + view.storage;
     return netted(view, sql::join(now, " UNION ALL ") + " UNION ALL " + stored);
@@ -165,6 +227,7 @@ std::string refresh_delta_query(const CountingView& view) {
 
 std::string merge_statement(const CountingView& view, const std::string& counted_delta) {
     if (view.aggregate) return aggregate_merge(view, counted_delta);
+    if (view.set_op != CountingView::SetOp::None) return set_op_merge(view, counted_delta);
     const std::string cols = output_columns(view, "");
     const std::string plus = sql::op("+");
     return "WITH __ivm_d AS MATERIALIZED (" + counted_delta +
@@ -200,6 +263,7 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     std::string columns = "LIKE " + query_view;
     for (const Column& k : view.group_keys) columns += ", " + k.name + " " + k.type;
     columns += ", __ivm_count bigint NOT NULL";
+    if (view.set_op != CountingView::SetOp::None) columns += ", __ivm_left bigint NOT NULL, __ivm_right bigint NOT NULL";
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");
     if (!key.empty()) columns += ", __ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED";

@@ -43,6 +43,12 @@ struct CountingView {
     std::vector<Block> blocks;          // one, or the arms of a UNION [ALL]
     bool distinct = false;              // SELECT DISTINCT or UNION: show each tuple once
 
+    // INTERSECT [ALL] and EXCEPT [ALL] of two blocks: the storage keeps each
+    // tuple's count in the left and the right arm (__ivm_left, __ivm_right)
+    // and shows it as many times as the operation says.
+    enum class SetOp { None, Intersect, IntersectAll, Except, ExceptAll };
+    SetOp set_op = SetOp::None;
+
     // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per
     // group, one block.  Its template then outputs the group keys (as
     // group_keys, hidden columns __ivm_gk<i> of the storage) for the rows

@@ -490,8 +490,7 @@ std::vector<Source> block_sources(Query* q, const std::vector<int>& rtindexes, A
 void union_arms(Query* q, Node* node, std::vector<Query*>& arms, std::optional<bool>& all) {
     if (IsA(node, SetOperationStmt)) {
         auto* op = reinterpret_cast<SetOperationStmt*>(node);
-        if (op->op == SETOP_INTERSECT) throw unsupported("INTERSECT");
-        if (op->op == SETOP_EXCEPT) throw unsupported("EXCEPT");
+        if (op->op != SETOP_UNION) throw unsupported("INTERSECT and EXCEPT mixed with UNION");
         if (all.has_value() && *all != op->all) throw unsupported("UNION mixed with UNION ALL");
         all = op->all;
         union_arms(q, op->larg, arms, all);
@@ -531,10 +530,23 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
     const char* cte_name = cte ? cte->ctename : nullptr;
 
     if (q->setOperations != nullptr) {
-        // UNION ALL adds the arms' counts; UNION shows each tuple once.
+        // UNION ALL adds the arms' counts; UNION shows each tuple once;
+        // INTERSECT and EXCEPT of two arms keep both arms' counts.
         std::vector<Query*> arms;
         std::optional<bool> all;
-        union_arms(q, q->setOperations, arms, all);
+        auto* top = reinterpret_cast<SetOperationStmt*>(q->setOperations);
+        if (top->op != SETOP_UNION) {
+            if (!IsA(top->larg, RangeTblRef) || !IsA(top->rarg, RangeTblRef))
+                throw unsupported("INTERSECT and EXCEPT over more than two arms");
+            using SetOp = CountingView::SetOp;
+            out.model.set_op = top->op == SETOP_INTERSECT ? (top->all ? SetOp::IntersectAll : SetOp::Intersect)
+                                                          : (top->all ? SetOp::ExceptAll : SetOp::Except);
+            arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(top->larg)->rtindex, q->rtable)->subquery);
+            arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(top->rarg)->rtindex, q->rtable)->subquery);
+            all = true;
+        } else {
+            union_arms(q, q->setOperations, arms, all);
+        }
         out.model.distinct = !*all;
         for (Query* arm : arms) {
             check_query_shape(arm);

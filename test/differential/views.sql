@@ -23,3 +23,7 @@ SELECT ivm.create_view('dt_tc_agg', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst
 -- set operations
 SELECT ivm.create_view('dt_union_all', 'SELECT a AS v, c FROM r UNION ALL SELECT d, NULL FROM s UNION ALL SELECT s.d, r.c FROM r JOIN s ON r.b = s.b');
 SELECT ivm.create_view('dt_union', 'SELECT b AS v FROM r UNION SELECT b FROM s UNION SELECT d FROM t');
+SELECT ivm.create_view('dt_intersect_all', 'SELECT b, c FROM r INTERSECT ALL SELECT s.b, t.e FROM s JOIN t ON s.d = t.d');
+SELECT ivm.create_view('dt_intersect', 'SELECT b FROM r INTERSECT SELECT b FROM s');
+SELECT ivm.create_view('dt_except_all', 'SELECT b FROM r EXCEPT ALL SELECT b FROM s');
+SELECT ivm.create_view('dt_except', 'SELECT d FROM s EXCEPT SELECT d FROM t WHERE e IS NOT NULL');
