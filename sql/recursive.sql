@@ -83,6 +83,14 @@ DELETE FROM edge WHERE src = 15;
 SELECT count(*) FROM closure;
 SELECT ivm_check('closure'), ivm_check('routes'), ivm_check('hops2'), ivm_check('from_root');
 
+-- an over-deletion of a large part of the relation recomputes it instead
+TRUNCATE edge;
+INSERT INTO edge SELECT g, g + 1 FROM generate_series(1, 80) g;
+SELECT count(*) FROM closure;
+DELETE FROM edge WHERE src = 40;
+SELECT count(*) FROM closure;
+SELECT ivm_check('closure'), ivm_check('routes'), ivm_check('hops2'), ivm_check('from_root');
+
 -- refresh and the unpopulated state
 SELECT ivm.refresh_view('closure');
 SELECT ivm.refresh_view('closure', false);

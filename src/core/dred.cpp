@@ -139,8 +139,9 @@ std::string rederive_query(const RecursiveRelation& r) {
     for (const Rule& rule : r.rules) {
         std::vector<Read> reads;
         for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? Read::Known : Read::Table);
+        // Column by column, so the equalities reach the rule's indexes.
         derivable.push_back("EXISTS (SELECT 1 FROM (" + term(r, rule, reads) + ") __ivm_p WHERE " +
-                            tuples::same(r.columns, "__ivm_p", Key::Computed, "__ivm_d", Key::Stored) + ")");
+                            tuples::equal(r.columns, "__ivm_p", "__ivm_d") + ")");
     }
     return "SELECT " + tuples::columns(r.columns, "__ivm_d") + with_key(r, "__ivm_d") + " FROM " +
            deleted_relation + " __ivm_d WHERE " + sql::join(derivable, " OR ");
@@ -160,11 +161,14 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
 
 std::string apply_statement(const RecursiveRelation& r) {
     const std::string cols = tuples::columns(r.columns, "");
-    return "WITH __ivm_gone AS (DELETE FROM " + r.storage + " __ivm_t USING " + deleted_relation +
-           " __ivm_d WHERE " + tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_d", Key::Stored) +
-           " AND NOT EXISTS (SELECT 1 FROM " + inserted_relation + " __ivm_i WHERE " +
+    // What goes is computed between the two sets first, where the planner
+    // knows their sizes (a hash anti-join on the key), then deleted.
+    return "WITH __ivm_g AS MATERIALIZED (SELECT __ivm_d.* FROM " + std::string(deleted_relation) +
+           " __ivm_d WHERE NOT EXISTS (SELECT 1 FROM " + inserted_relation + " __ivm_i WHERE " +
            tuples::same(r.columns, "__ivm_i", Key::Stored, "__ivm_d", Key::Stored) +
-           ") RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
+           ")), __ivm_gone AS (DELETE FROM " + r.storage + " __ivm_t USING __ivm_g WHERE " +
+           tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_g", Key::Stored) +
+           " RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
            tuples::columns(r.columns, "__ivm_i") + " FROM " + inserted_relation +
            " __ivm_i WHERE NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_t WHERE " +
            tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_i", Key::Stored) +

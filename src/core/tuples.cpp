@@ -32,7 +32,17 @@ std::string same(const std::vector<Column>& cols, const std::string& a, Key a_ke
                  const std::string& b, Key b_key) {
     if (key(cols, "").empty()) return equal(cols, a, b);
     auto side = [&](const std::string& q, Key k) { return k == Key::Stored ? q + ".__ivm_key" : key(cols, q); };
-    return side(a, a_key) + sql::op("=") + side(b, b_key) + " AND " + equal(cols, a, b);
+    // Looking up a computed tuple in a stored relation: the key finds the
+    // row (an index scan, or a hash join on it), and the columns are only
+    // rechecked, in a form no planner mistakes for a better index condition.
+    // IS NOT DISTINCT FROM resolves = by name, so it is used only where
+    // every column's equality is pg_catalog's.  Between two stored sets the
+    // column-wise form keeps the planner's row estimates sane.
+    bool builtin = a_key != b_key;
+    for (const Column& c : cols) builtin &= c.equality == "OPERATOR(pg_catalog.=)";
+    const std::string recheck = builtin ? "ROW(" + columns(cols, a) + ") IS NOT DISTINCT FROM ROW(" + columns(cols, b) + ")"
+                                        : equal(cols, a, b);
+    return side(a, a_key) + sql::op("=") + side(b, b_key) + " AND " + recheck;
 }
 
 }  // namespace ivm::tuples

@@ -21,6 +21,8 @@ enum class Key { Stored, Computed };
 
 // a and b hold the same tuple: equal keys (when there are hashable
 // columns), then each column equal or both NULL ("true" for no columns).
+// For finding a row by its key; use equal() where the planner should push
+// the column equalities down to indexes of the columns instead.
 std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
                  const std::string& b, Key b_key);
 

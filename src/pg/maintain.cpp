@@ -19,6 +19,10 @@ namespace {
 // for a small delta: index lookups, nested loops).
 constexpr double large_delta_rows = 5000;
 
+// DRed recomputes the recursive relation instead of rederiving when the
+// over-deletion reaches this fraction of it (and at least 1000 tuples).
+constexpr double recompute_fraction = 0.05;
+
 std::map<int32, std::shared_ptr<ViewRuntime>> runtimes;
 // Replaced runtimes whose kept plans may still be executing further up the
 // stack (maintenance nests); freed once nobody holds them.
@@ -316,6 +320,17 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // 1. over-delete, against the state before the statement
     const std::string overdelete = dred::overdelete_query(rel, changed);
     const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before);
+    // An over-deletion of a large part of R costs more to rederive than R
+    // costs to recompute (DRed's known weak spot): then recompute instead.
+    if (deleted > 0) {
+        const int64 size = spi::query_int("SELECT GREATEST(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid",
+                                          {std::to_string(storage)});
+        if (static_cast<double>(deleted) > std::max(1000.0, static_cast<double>(size) * recompute_fraction)) {
+            MaintenanceResult result = run_recursive_statement(view, dred::refresh_statement(rel));
+            leave(e);
+            return result;
+        }
+    }
     // 2. rederive what still has a derivation
     const std::string rederive = dred::rederive_query(rel);
     const uint64 rederived =

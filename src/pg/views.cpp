@@ -253,6 +253,8 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
     if (a.recursive) {
         std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
         refresh_recursive(*view);
+        // Its size, for DRed's choice between rederiving and recomputing.
+        spi::execute("ANALYZE " + qualified_name(view->entry.recursive_storage));
     }
     install_counting_triggers(view_id, a);
     forget_runtime(view_id);

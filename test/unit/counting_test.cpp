@@ -84,7 +84,12 @@ TEST(CountingMerge, MatchesByKeyAndNullSafeEquality) {
     std::string sql = ivm::counting::merge_statement(join_view(), "SELECT 1");
     EXPECT_NE(sql.find("__ivm_s.__ivm_key OPERATOR(pg_catalog.=) pg_catalog.hash_record_extended(ROW(__ivm_d.a, __ivm_d.c), 0::bigint)"),
               std::string::npos);
-    EXPECT_NE(sql.find("(__ivm_s.a OPERATOR(pg_catalog.=) __ivm_d.a OR (__ivm_s.a IS NULL AND __ivm_d.a IS NULL))"),
+    EXPECT_NE(sql.find("ROW(__ivm_s.a, __ivm_s.c) IS NOT DISTINCT FROM ROW(__ivm_d.a, __ivm_d.c)"), std::string::npos);
+    // a user-defined equality cannot be named by IS NOT DISTINCT FROM: column by column
+    CountingView custom = join_view();
+    custom.columns[1].equality = "OPERATOR(public.=)";
+    sql = ivm::counting::merge_statement(custom, "SELECT 1");
+    EXPECT_NE(sql.find("(__ivm_s.c OPERATOR(public.=) __ivm_d.c OR (__ivm_s.c IS NULL AND __ivm_d.c IS NULL))"),
               std::string::npos);
     EXPECT_NE(sql.find("DELETE FROM public.v__ivm_data"), std::string::npos);
     EXPECT_NE(sql.find("UPDATE public.v__ivm_data"), std::string::npos);
