@@ -16,6 +16,8 @@ OBJS      = $(CORE_OBJS) $(PG_SRCS:.cpp=.o)
 
 REGRESS = setup create joins transactions refusals direct_writes operability recursive alter aggregates unions
 REGRESS_OPTS = --load-extension=ivm
+ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test/isolation
 
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-register -Wno-cast-function-type -Werror=return-type -Isrc -MMD -MP
 SHLIB_LINK  = -lstdc++
@@ -33,7 +35,7 @@ $(CORE_OBJS): override CPPFLAGS := -Isrc
 
 # Header dependencies, written by -MMD.
 -include $(OBJS:.o=.d)
-EXTRA_CLEAN = $(OBJS:.o=.d) results regression.diffs regression.out
+EXTRA_CLEAN = $(OBJS:.o=.d) results regression.diffs regression.out output_iso
 
 .PHONY: unit
 unit:

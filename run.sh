@@ -65,16 +65,19 @@ run_tests() {
     suite "unit tests (src/core)" make -C "$here/test/unit" -s run
     # pg_regress writes its results into the source tree; it runs as root
     # and connects to the cluster as the postgres role.
-    suite "regression tests (pg_regress)" regression_tests
+    suite "regression and isolation tests (pg_regress, pg_isolation_regress)" regression_tests
     suite "differential tests" "$here/test/differential/run.sh"
     echo
     echo "test suites: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
 
+# pg_regress suites, then the isolation specs (pg_isolation_regress).
 regression_tests() {
     make -C "$here" -s installcheck && return 0
-    [ -f "$here/regression.diffs" ] && cat "$here/regression.diffs"
+    for diffs in "$here/regression.diffs" "$here/output_iso/regression.diffs"; do
+        [ -f "$diffs" ] && cat "$diffs"
+    done
     return 1
 }
 

@@ -6,7 +6,7 @@
 #include "pg/boundary.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
-#include "pg/stats.hpp"
+#include "pg/shared.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -78,6 +78,28 @@ void leave(const Elevated& e) {
     SetUserIdAndSecContext(e.saved_user, e.saved_context);
 }
 
+// Takes the view's maintenance lock (writers of one view's base tables are
+// maintained one at a time; readers are not blocked).  Under REPEATABLE
+// READ and SERIALIZABLE a transaction whose snapshot misses a concurrent
+// maintenance of the view would compute a wrong delta: it fails instead.
+void lock_for_maintenance(const ViewRuntime& view, Oid storage, Snapshot before = nullptr,
+                          bool* missed = nullptr) {
+    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    const int32 id = view.entry.view_id;
+    // DRed's over-delete reads the state from before the statement; under
+    // READ COMMITTED a maintenance that committed since (while this one
+    // waited for the lock) is not in it, and the caller recomputes instead.
+    if (missed != nullptr) *missed = before != nullptr && call([&] { return shared::maintained_after_snapshot(id, before); });
+    if (IsolationUsesXactSnapshot() &&
+        call([&] { return shared::maintained_after_snapshot(id, GetTransactionSnapshot()); })) {
+        const std::string name = qualified_name(view.entry.view);
+        throw Error("40001", "could not serialize access due to concurrent maintenance of " + name,
+                    "Another transaction changed the view's base tables after this transaction's snapshot was taken.",
+                    "The transaction might succeed if retried.");
+    }
+    shared::note_maintainer(view.entry.view_id);
+}
+
 void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
     const char* enr_name = name.c_str();
     int rc = call([&] {
@@ -136,7 +158,7 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
     long seconds = 0;
     int microseconds = 0;
     TimestampDifference(started, GetCurrentTimestamp(), &seconds, &microseconds);
-    stats::record(view.entry.view_id, result.rows_added, result.rows_removed,
+    shared::record(view.entry.view_id, result.rows_added, result.rows_removed,
                   static_cast<double>(seconds) * 1000.0 + microseconds / 1000.0);
     return result;
 }
@@ -214,8 +236,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         for (Tuplestorestate* store : {changes[b].new_rows, changes[b].old_rows})
             if (store != nullptr) rows += static_cast<double>(tuplestore_tuple_count(store));
     }
-    Oid storage = view.entry.storage;
-    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    lock_for_maintenance(view, view.entry.storage);
     for (std::size_t b = 0; b < changes.size(); ++b) {
         if (!changed[b]) continue;
         register_rows(counting::new_rows_relation(b), view.analyzed.base_oids[b], changes[b].new_rows);
@@ -230,8 +251,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
 
 MaintenanceResult refresh(ViewRuntime& view) {
     const CountingView& model = view.analyzed.model;
-    Oid storage = view.entry.storage;
-    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
     MaintenanceResult result =
         run_merge(view, "refresh", counting::merge_statement(model, counting::refresh_delta_query(model)));
@@ -240,8 +260,7 @@ MaintenanceResult refresh(ViewRuntime& view) {
 }
 
 void empty_storage(ViewRuntime& view) {
-    Oid storage = view.entry.storage;
-    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
     spi::execute("DELETE FROM " + view.analyzed.model.storage);
     leave(e);
@@ -310,7 +329,14 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         deletes |= changes[b].old_rows != nullptr && tuplestore_tuple_count(changes[b].old_rows) > 0;
         inserts |= changes[b].new_rows != nullptr && tuplestore_tuple_count(changes[b].new_rows) > 0;
     }
-    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    bool missed = false;
+    lock_for_maintenance(view, storage, before, &missed);
+    if (missed) {
+        Elevated e = enter(view, storage);
+        MaintenanceResult result = run_recursive_statement(view, dred::refresh_statement(rel));
+        leave(e);
+        return result;
+    }
     for (std::size_t b = 0; b < changes.size(); ++b) {
         if (!changed[b]) continue;
         register_rows(counting::new_rows_relation(b), view.analyzed.recursive_base_oids[b], changes[b].new_rows);
@@ -348,7 +374,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
 
 MaintenanceResult refresh_recursive(ViewRuntime& view) {
     const Oid storage = view.entry.recursive_storage;
-    call([&] { LockRelationOid(storage, ExclusiveLock); });
+    lock_for_maintenance(view, storage);
     Elevated e = enter(view, storage);
     MaintenanceResult result = run_recursive_statement(view, dred::refresh_statement(*view.analyzed.recursive));
     leave(e);

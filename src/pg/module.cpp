@@ -2,7 +2,7 @@
 #include "pg/boundary.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
-#include "pg/stats.hpp"
+#include "pg/shared.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -41,5 +41,5 @@ void _PG_init(void) {
     RegisterXactCallback(on_xact, nullptr);
     RegisterSubXactCallback(on_subxact, nullptr);
     CacheRegisterRelcacheCallback(on_relcache, 0);
-    if (process_shared_preload_libraries_in_progress) ivm::pg::stats::install_hooks();
+    if (process_shared_preload_libraries_in_progress) ivm::pg::shared::install_hooks();
 }

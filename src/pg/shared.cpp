@@ -1,4 +1,4 @@
-#include "pg/stats.hpp"
+#include "pg/shared.hpp"
 
 #include "pg/boundary.hpp"
 
@@ -9,7 +9,7 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
-namespace ivm::pg::stats {
+namespace ivm::pg::shared {
 namespace {
 
 struct Key {
@@ -26,6 +26,7 @@ struct Entry {
     double total_ms;
     double last_ms;
     TimestampTz last;
+    TransactionId maintainer;  // the last transaction that maintained the view
 };
 
 struct Shared {
@@ -77,25 +78,45 @@ void install_hooks() {
     shmem_startup_hook = start_up;
 }
 
+namespace {
+
+// The view's entry, created if need be, with the lock held as shared;
+// null when the table is full (that view goes uncounted and unchecked).
+Entry* entry_for(int32 view_id) {
+    Key key{MyDatabaseId, view_id};
+    LWLockAcquire(shared->lock, LW_SHARED);
+    auto* e = static_cast<Entry*>(hash_search(entries, &key, HASH_FIND, nullptr));
+    if (e != nullptr) return e;
+    LWLockRelease(shared->lock);
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+    bool found = false;
+    e = static_cast<Entry*>(hash_search(entries, &key, HASH_ENTER_NULL, &found));
+    if (e != nullptr && !found) {
+        SpinLockInit(&e->mutex);
+        e->runs = e->inserted = e->deleted = 0;
+        e->total_ms = e->last_ms = 0;
+        e->last = 0;
+        e->maintainer = InvalidTransactionId;
+    }
+    return e;
+}
+
+// Not visible to the snapshot: running or not yet begun when it was taken.
+bool hidden_from(TransactionId xid, Snapshot snapshot) {
+    if (TransactionIdPrecedes(xid, snapshot->xmin)) return false;
+    if (TransactionIdFollowsOrEquals(xid, snapshot->xmax)) return true;
+    for (uint32 i = 0; i < snapshot->xcnt; ++i)
+        if (TransactionIdEquals(xid, snapshot->xip[i])) return true;
+    return false;
+}
+
+}  // namespace
+
 void record(int32 view_id, int64 tuples_inserted, int64 tuples_deleted, double milliseconds) {
     if (shared == nullptr) return;
     call([&] {
-        Key key{MyDatabaseId, view_id};
-        LWLockAcquire(shared->lock, LW_SHARED);
-        auto* e = static_cast<Entry*>(hash_search(entries, &key, HASH_FIND, nullptr));
-        if (e == nullptr) {
-            LWLockRelease(shared->lock);
-            LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-            bool found = false;
-            e = static_cast<Entry*>(hash_search(entries, &key, HASH_ENTER_NULL, &found));
-            if (e != nullptr && !found) {
-                SpinLockInit(&e->mutex);
-                e->runs = e->inserted = e->deleted = 0;
-                e->total_ms = e->last_ms = 0;
-                e->last = 0;
-            }
-        }
-        if (e != nullptr) {  // null: the table is full, this view goes uncounted
+        Entry* e = entry_for(view_id);
+        if (e != nullptr) {
             SpinLockAcquire(&e->mutex);
             e->runs += 1;
             e->inserted += tuples_inserted;
@@ -109,9 +130,41 @@ void record(int32 view_id, int64 tuples_inserted, int64 tuples_deleted, double m
     });
 }
 
-}  // namespace ivm::pg::stats
+void note_maintainer(int32 view_id) {
+    if (shared == nullptr) return;
+    call([&] {
+        TransactionId me = GetTopTransactionId();
+        Entry* e = entry_for(view_id);
+        if (e != nullptr) {
+            SpinLockAcquire(&e->mutex);
+            e->maintainer = me;
+            SpinLockRelease(&e->mutex);
+        }
+        LWLockRelease(shared->lock);
+    });
+}
 
-using namespace ivm::pg::stats;
+bool maintained_after_snapshot(int32 view_id, Snapshot snapshot) {
+    if (shared == nullptr) return false;
+    return call([&] {
+        TransactionId other = InvalidTransactionId;
+        Entry* e = entry_for(view_id);
+        if (e != nullptr) {
+            SpinLockAcquire(&e->mutex);
+            other = e->maintainer;
+            SpinLockRelease(&e->mutex);
+        }
+        LWLockRelease(shared->lock);
+        // The caller holds the view's maintenance lock, so the last
+        // maintainer has committed or aborted by now.
+        return TransactionIdIsValid(other) && !TransactionIdIsCurrentTransactionId(other) &&
+               hidden_from(other, snapshot) && TransactionIdDidCommit(other);
+    });
+}
+
+}  // namespace ivm::pg::shared
+
+using namespace ivm::pg::shared;
 
 // Plain C over PostgreSQL's APIs: no C++ object lives in these functions.
 extern "C" {
