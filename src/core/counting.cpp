@@ -13,15 +13,19 @@ enum class State { Now, Before, Delta };
 std::string placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
 std::string count_column(std::size_t k) { return "__ivm_c" + std::to_string(k + 1); }
 
-std::string counted_rows(const Source& source, const std::string& relation, const char* count) {
+// The rows of a relation with a count column: `sign` (1 or -1) times the
+// source's multiplicity.
+std::string counted_rows(const Source& source, const std::string& relation, const char* sign) {
     std::string columns = "__ivm_r.*";
     if (!source.columns.empty()) {
         std::vector<std::string> qualified;
         for (const std::string& c : source.columns) qualified.push_back("__ivm_r." + c);
         columns = sql::join(qualified, ", ");
     }
-    return "SELECT " + columns + ", " + std::string(count) + "::bigint AS __ivm_cnt FROM " + relation +
-           " __ivm_r";
+    const std::string count = source.multiplicity.empty()
+                                  ? std::string(sign) + "::bigint"
+                                  : "(" + std::string(sign) + "::bigint" + sql::op("*") + "__ivm_r." + source.multiplicity + ")";
+    return "SELECT " + columns + ", " + count + " AS __ivm_cnt FROM " + relation + " __ivm_r";
 }
 
 // The counted relation an occurrence stands for in one term.  "Before" is
@@ -49,15 +53,18 @@ std::string output_columns(const CountingView& view, const std::string& qualifie
 }
 
 // One term of the telescoped delta: the template with each occurrence bound
-// to the relation its state names, and the product of the counts of the
-// occurrences that are not read as they are now (those all count 1).
+// to the relation its state names, and the product of the occurrences'
+// counts.
 std::string term_query(const CountingView& view, const Block& block, const std::vector<State>& states,
                        int side = 0) {
     std::vector<std::string> ctes;
     std::vector<std::string> factors;
     for (std::size_t k = 0; k < block.sources.size(); ++k) {
         ctes.push_back(placeholder(k) + " AS (" + source_query(view, block, k, states[k]) + ")");
-        if (states[k] != State::Now) factors.push_back("__ivm_t." + count_column(k));
+        // Rows read as they are now count 1, except through another view's
+        // storage, where a row stands for its multiplicity.
+        if (states[k] != State::Now || !block.sources[k].multiplicity.empty())
+            factors.push_back("__ivm_t." + count_column(k));
     }
     const std::string count = factors.empty() ? "1::bigint" : sql::join(factors, sql::op("*"));
     std::string outputs;
@@ -131,8 +138,18 @@ std::vector<State> all_now(const Block& block) { return std::vector<State>(block
 std::string full_query(const CountingView& view) {
     const Block& block = view.blocks.at(0);
     std::vector<std::string> ctes;
-    for (std::size_t k = 0; k < block.sources.size(); ++k)
-        ctes.push_back(placeholder(k) + " AS (" + source_query(view, block, k, State::Now) + ")");
+    for (std::size_t k = 0; k < block.sources.size(); ++k) {
+        const Source& source = block.sources[k];
+        std::string rows = source_query(view, block, k, State::Now);
+        if (!source.multiplicity.empty()) {
+            // The aggregates see another view's rows as many times as it shows them.
+            std::vector<std::string> cols;
+            for (const std::string& c : source.columns) cols.push_back("__ivm_v." + c);
+            rows = "SELECT " + sql::join(cols, ", ") + ", 1::bigint AS __ivm_cnt FROM " + view.bases.at(source.base) +
+                   " __ivm_v CROSS JOIN LATERAL ivm.copies(__ivm_v." + source.multiplicity + ") __ivm_n";
+        }
+        ctes.push_back(placeholder(k) + " AS (" + rows + ")");
+    }
     return "WITH " + sql::join(ctes, ", ") + " " + view.full_template;
 }
 

@@ -51,10 +51,11 @@ std::string not_deleted(const RecursiveRelation& r, const std::string& q) {
 
 std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) {
     const std::string all = "SELECT __ivm_r.* FROM ";
+    const std::string shown = s.view_storage ? " WHERE __ivm_r.__ivm_count" + sql::op(">") + "0" : "";
     switch (read) {
-        case Read::Table: return all + (s.only ? "ONLY " : "") + r.bases.at(s.base) + " __ivm_r";
-        case Read::Deleted: return all + counting::old_rows_relation(s.base) + " __ivm_r";
-        case Read::Inserted: return all + counting::new_rows_relation(s.base) + " __ivm_r";
+        case Read::Table: return all + (s.only ? "ONLY " : "") + r.bases.at(s.base) + " __ivm_r" + shown;
+        case Read::Deleted: return all + counting::old_rows_relation(s.base) + " __ivm_r" + shown;
+        case Read::Inserted: return all + counting::new_rows_relation(s.base) + " __ivm_r" + shown;
         case Read::Stored:
             return "SELECT " + tuples::columns(r.columns, "__ivm_r") + " FROM " + r.storage + " __ivm_r";
         case Read::Known:

@@ -25,6 +25,7 @@ struct RuleSource {
     bool recursive = false;
     std::size_t base = 0;  // into RecursiveRelation::bases, when not recursive
     bool only = false;
+    bool view_storage = false;  // another ivm view's storage: only rows it shows (__ivm_count > 0)
 };
 
 // One term of the WITH RECURSIVE union.  Its template reads placeholder

@@ -26,6 +26,9 @@ struct Source {
     std::size_t base = 0;              // index into CountingView::bases
     bool only = false;                 // FROM ONLY
     std::vector<std::string> columns;  // the columns it provides (quoted); empty: all of them
+    // Another ivm view read through its storage: each stored row stands for
+    // this many rows (e.g. __ivm_count); empty: each row is one row.
+    std::string multiplicity;
 };
 
 // One select-project-join block: its occurrences and its deparsed template.

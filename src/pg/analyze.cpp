@@ -3,6 +3,8 @@
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
 #include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
+#include "pg/maintain.hpp"
 
 #include <algorithm>
 
@@ -138,6 +140,16 @@ void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes, const ch
     if (rte->tablesample != nullptr) throw unsupported("TABLESAMPLE");
     const Oid relid = rte->relid;
     char relkind = call([&] { return get_rel_relkind(relid); });
+    if (relkind == RELKIND_VIEW) {
+        // Another incrementally maintained view: read through its storage.
+        std::optional<catalog::Entry> inner = catalog::find_by_view(relid);
+        if (inner) {
+            if (!inner->populated)
+                throw unsupported(relation_construct("the unpopulated view", relid) + " as a base relation");
+            rtindexes.push_back(rti);
+            return;
+        }
+    }
     char persistence = call([&] { return get_rel_persistence(relid); });
     switch (relkind) {
         case RELKIND_RELATION: break;
@@ -395,11 +407,17 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
             source.recursive = rte->rtekind == RTE_CTE;
             source.only = !rte->inh;
             if (!source.recursive) {
-                auto it = std::find(out.recursive_base_oids.begin(), out.recursive_base_oids.end(), rte->relid);
+                Oid relid = rte->relid;
+                if (call([&] { return get_rel_relkind(relid); }) == RELKIND_VIEW) {  // an ivm view
+                    relid = catalog::find_by_view(relid)->storage;
+                    source.view_storage = true;
+                    source.only = true;
+                }
+                auto it = std::find(out.recursive_base_oids.begin(), out.recursive_base_oids.end(), relid);
                 source.base = static_cast<std::size_t>(it - out.recursive_base_oids.begin());
                 if (it == out.recursive_base_oids.end()) {
-                    out.recursive_base_oids.push_back(rte->relid);
-                    r.bases.push_back(qualified_name(rte->relid));
+                    out.recursive_base_oids.push_back(relid);
+                    r.bases.push_back(qualified_name(relid));
                 }
             }
             rule.sources.push_back(source);
@@ -470,13 +488,23 @@ std::vector<Source> block_sources(Query* q, const std::vector<int>& rtindexes, A
     for (int rti : rtindexes) {
         RangeTblEntry* rte = rt_fetch(rti, q->rtable);
         const bool reads_recursive = rte->rtekind == RTE_CTE;
-        const Oid relid = reads_recursive ? recursive_storage_oid : rte->relid;
-        auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
+        Oid relid = reads_recursive ? recursive_storage_oid : rte->relid;
         Source source;
         source.only = !rte->inh || reads_recursive;
-        source.base = static_cast<std::size_t>(it - out.base_oids.begin());
         if (reads_recursive)
             for (const Column& c : out.recursive->columns) source.columns.push_back(c.name);
+        if (!reads_recursive && call([&] { return get_rel_relkind(relid); }) == RELKIND_VIEW) {
+            // An ivm view: its storage is the base table, each stored row
+            // standing for as many rows as the view shows it.
+            std::shared_ptr<ViewRuntime> inner = runtime_for(catalog::find_by_view(relid)->view_id);
+            const CountingView& m = inner->analyzed.model;
+            relid = inner->entry.storage;
+            source.only = true;
+            for (const Column& c : m.columns) source.columns.push_back(c.name);
+            if (!m.distinct || m.set_op != CountingView::SetOp::None) source.multiplicity = "__ivm_count";
+        }
+        auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
+        source.base = static_cast<std::size_t>(it - out.base_oids.begin());
         if (it == out.base_oids.end()) {
             out.base_oids.push_back(relid);
             out.model.bases.push_back(reads_recursive ? recursive_storage : qualified_name(relid));

@@ -300,9 +300,8 @@ IVM_SQL_FUNCTION(ivm_create_view) {
         throw Error("42P07", "relation \"" + relname + "\" already exists");
     const Names n = names_for(nsp, relname);
     const bool recursive = parsed->hasRecursive;
-    analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse before creating anything
-
     spi::connect();
+    analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse before creating anything
     catalog::Entry entry;
     AnalyzedView analyzed = create_definition(n, query, recursive, entry.query_view, entry.recursive_storage);
     if (analyzed.ignored_order_by)

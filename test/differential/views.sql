@@ -27,3 +27,8 @@ SELECT ivm.create_view('dt_intersect_all', 'SELECT b, c FROM r INTERSECT ALL SEL
 SELECT ivm.create_view('dt_intersect', 'SELECT b FROM r INTERSECT SELECT b FROM s');
 SELECT ivm.create_view('dt_except_all', 'SELECT b FROM r EXCEPT ALL SELECT b FROM s');
 SELECT ivm.create_view('dt_except', 'SELECT d FROM s EXCEPT SELECT d FROM t WHERE e IS NOT NULL');
+-- views over views
+SELECT ivm.create_view('dt_over_join', 'SELECT d, count(*) AS n, sum(a) AS sa FROM dt_join GROUP BY d');
+SELECT ivm.create_view('dt_over_distinct', 'SELECT c, d FROM dt_distinct WHERE d IS NOT NULL UNION ALL SELECT c, NULL FROM dt_project');
+SELECT ivm.create_view('dt_over_rec', 'WITH RECURSIVE r(x, y) AS (SELECT x, y FROM dt_tc WHERE x < 5 UNION SELECT r.x, t.y FROM r JOIN dt_tc t ON r.y = t.x) SELECT x, y FROM r');
+SELECT ivm.create_view('dt_over_except', 'SELECT b FROM dt_except_all UNION ALL SELECT d FROM dt_except');

@@ -76,6 +76,17 @@ TEST(CountingDelta, UnionArmsEachContributeTheirTerms) {
     EXPECT_EQ(occurrences(sql, "FROM (WITH "), 1u);
 }
 
+TEST(CountingDelta, AnotherViewsStorageCountsItsMultiplicity) {
+    CountingView v = join_view();
+    v.blocks[0].sources[1].multiplicity = "__ivm_count";  // s is another view's storage
+    std::string sql = ivm::counting::delta_query(v, {true, false});
+    EXPECT_NE(sql.find("__ivm_t.__ivm_c1 OPERATOR(pg_catalog.*) __ivm_t.__ivm_c2"), std::string::npos);
+    EXPECT_NE(sql.find("(1::bigint OPERATOR(pg_catalog.*) __ivm_r.__ivm_count) AS __ivm_cnt FROM ONLY public.s"),
+              std::string::npos);
+    sql = ivm::counting::refresh_delta_query(v);  // all read as now: s still multiplies
+    EXPECT_NE(sql.find("__ivm_t.__ivm_c2 AS __ivm_cnt"), std::string::npos);
+}
+
 TEST(CountingDelta, UnchangedViewIsAnError) {
     EXPECT_THROW(ivm::counting::delta_query(join_view(), {false, false}), ivm::Error);
 }
