@@ -53,6 +53,11 @@ auto call(Fn&& fn) -> decltype(fn()) {
     }
 }
 
+// Argument n of an SQL-callable function, a text, as a C string.
+inline const char* text_argument(FunctionCallInfo fcinfo, int n) {
+    return call([&] { return text_to_cstring(PG_GETARG_TEXT_PP(n)); });
+}
+
 // A C++ exception flattened to plain data, so it can outlive its catch block.
 struct CaughtError {
     ErrorData* pg = nullptr;   // a PostgreSQL error to re-throw as it was

@@ -1,0 +1,117 @@
+// ivm.explain_view: what a view is, and the SQL run when each of its base
+// relations changes.
+#include "core/counting.hpp"
+#include "core/dred.hpp"
+#include "core/sql_text.hpp"
+#include "core/tuples.hpp"
+#include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
+#include "pg/maintain.hpp"
+#include "pg/relations.hpp"
+#include "pg/spi.hpp"
+
+namespace ivm::pg {
+namespace {
+
+// The lines of ivm.explain_view: what a view is and what runs when each of
+// its base tables changes.
+std::vector<std::string> explain(const ViewRuntime& view) {
+    const CountingView& model = view.analyzed.model;
+    std::vector<std::string> lines;
+    lines.push_back("view " + qualified_name(view.entry.view) + (view.entry.populated ? "" : " (unpopulated)"));
+    if (view.analyzed.recursive)
+        lines.push_back("algorithm: dred: the query is recursive (WITH RECURSIVE ... UNION), so its recursive "
+                        "relation is kept as a set and maintained by delete and rederive; the query over it "
+                        "is maintained by counting from the relation's changes");
+    else if (model.aggregate)
+        lines.push_back("algorithm: counting: the query is not recursive; it aggregates, so the view keeps "
+                        "one row per group and a change recomputes the groups whose input rows it touched");
+    else
+        lines.push_back("algorithm: counting: the query is not recursive, so each stored tuple carries "
+                        "the number of its derivations and leaves the view when it reaches zero");
+    lines.push_back("definition: " + view.entry.definition);
+    lines.push_back("base relations: " + sql::join(model.bases, ", "));
+    std::vector<std::string> columns;
+    for (const Column& c : model.columns) columns.push_back(c.name + " " + c.type);
+    for (const Column& c : model.group_keys) columns.push_back(c.name + " " + c.type);
+    const char* shown = model.aggregate ? ", one row per group (group keys in __ivm_gk<i>)"
+                        : model.distinct ? ", shown once per tuple (DISTINCT)"
+                                         : ", each tuple shown __ivm_count times";
+    lines.push_back("storage: " + model.storage + " (" + sql::join(columns, ", ") +
+                    ", __ivm_count bigint, __ivm_key bigint)" + shown);
+    Oid storage = view.entry.storage;
+    std::vector<spi::Row> indexes = spi::query(
+        "SELECT pg_catalog.pg_get_indexdef(indexrelid) FROM pg_catalog.pg_index WHERE indrelid = $1::oid "
+        "ORDER BY indexrelid", {std::to_string(storage)});
+    for (const spi::Row& r : indexes) lines.push_back("index: " + r[0].value_or(""));
+    for (std::size_t b = 0; b < model.bases.size(); ++b) {
+        std::vector<bool> changed(model.bases.size(), false);
+        changed[b] = true;
+        lines.push_back("on INSERT, UPDATE or DELETE of " + model.bases[b] + " (transition tables " +
+                        counting::new_rows_relation(b) + " and " + counting::old_rows_relation(b) + "):");
+        lines.push_back("  delta: " + counting::delta_query(model, changed));
+        lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
+    }
+    lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
+    lines.push_back("  delta: " + counting::refresh_delta_query(model));
+    if (!view.analyzed.recursive) return lines;
+    const RecursiveRelation& r = *view.analyzed.recursive;
+    std::size_t recursive_rules = 0;
+    for (const Rule& rule : r.rules) recursive_rules += rule.recursive() ? 1 : 0;
+    lines.push_back("recursive relation: " + r.storage + " (" + tuples::columns(r.columns, "") + "), a set of " +
+                    std::to_string(r.rules.size()) + " rules (" + std::to_string(recursive_rules) +
+                    " recursive), maintained by DRed; the view reads it as a base table, by counting");
+    lines.push_back("recursive relation's base relations: " + sql::join(r.bases, ", "));
+    for (std::size_t b = 0; b < r.bases.size(); ++b) {
+        std::vector<bool> changed(r.bases.size(), false);
+        changed[b] = true;
+        lines.push_back("on INSERT, UPDATE or DELETE of " + r.bases[b] + ":");
+        lines.push_back("  1. over-delete, as of before the statement: " + dred::overdelete_query(r, changed));
+        lines.push_back("  2. rederive: " + dred::rederive_query(r));
+        lines.push_back("  3. insert: " + dred::insert_query(r, changed));
+        lines.push_back("  4. apply: " + dred::apply_statement(r));
+    }
+    lines.push_back("on TRUNCATE of one of them: recompute the relation: " + dred::refresh_statement(r));
+    return lines;
+}
+
+void return_lines(FunctionCallInfo fcinfo, const std::vector<std::string>& lines) {
+    call([&] { InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC); });
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    std::vector<std::string> rows;  // one row per line of text, for psql's sake
+    for (const std::string& line : lines) {
+        std::size_t start = 0, end;
+        const std::string indent = line.substr(0, line.find_first_not_of(' '));
+        while ((end = line.find('\n', start)) != std::string::npos) {
+            rows.push_back((start ? indent + "  " : "") + line.substr(start, end - start));
+            start = end + 1;
+        }
+        rows.push_back((start ? indent + "  " : "") + line.substr(start));
+    }
+    for (const std::string& row : rows) {
+        const char* text = row.c_str();
+        call([&] {
+            Datum value = CStringGetTextDatum(text);
+            bool isnull = false;
+            tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+        });
+    }
+}
+
+}  // namespace
+}  // namespace ivm::pg
+
+using namespace ivm;
+using namespace ivm::pg;
+
+IVM_SQL_FUNCTION(ivm_explain_view) {
+    const char* name = text_argument(fcinfo, 0);
+    spi::connect();
+    catalog::Entry entry = catalog::lookup(name);
+    std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
+    std::vector<std::string> lines = explain(*view);
+    spi::finish();
+    return_lines(fcinfo, lines);
+    return Datum(0);
+}
+
