@@ -43,10 +43,10 @@ CREATE FUNCTION ivm.alter_view(name text, query text) RETURNS bigint
 COMMENT ON FUNCTION ivm.alter_view(text, text) IS
     'give an incrementally maintained view a new definition; returns the number of view rows inserted plus deleted';
 
-CREATE FUNCTION ivm.drop_view(name text) RETURNS void
+CREATE FUNCTION ivm.drop_view(name text, cascade boolean DEFAULT false) RETURNS void
     AS 'MODULE_PATHNAME', 'ivm_drop_view' LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION ivm.drop_view(text) IS
-    'drop an incrementally maintained view with its storage and triggers';
+COMMENT ON FUNCTION ivm.drop_view(text, boolean) IS
+    'drop an incrementally maintained view with its storage and triggers; cascade => true drops the views that read it too';
 
 CREATE FUNCTION ivm.refresh_view(name text, with_data boolean DEFAULT true) RETURNS bigint
     AS 'MODULE_PATHNAME', 'ivm_refresh_view' LANGUAGE C STRICT VOLATILE;

@@ -39,15 +39,16 @@ DELETE FROM link WHERE a = 2;
 INSERT INTO link VALUES (4, 1), (2, 2);
 SELECT ivm_check('hop'), ivm_check('reach');
 
--- a view that others read cannot be dropped first
-SELECT ivm_error($$SELECT ivm.drop_view('staff')$$);
-SELECT ivm.drop_view('salary_copies');
-SELECT ivm.drop_view('salary_counts');
-SELECT ivm.drop_view('name_list');
-SELECT ivm.drop_view('names');
-SELECT ivm.drop_view('salaries');
-SELECT ivm.drop_view('payroll');
+-- a view that others read cannot be dropped alone; with cascade its readers go too
 SELECT ivm.drop_view('staff');
+SELECT ivm_error($$SELECT ivm.drop_view('staff')$$);
+SELECT ivm.drop_view('payroll');
+-- reads staff and salaries, which reads staff: dropped once
+SELECT ivm.create_view('both_ways', 'SELECT s.salary FROM staff s JOIN salaries USING (salary)');
+UPDATE emp SET salary = 300 WHERE id = 2;
+SELECT ivm_check('both_ways'), ivm_check('salaries');
+SELECT ivm.drop_view('staff', cascade => true);
+SELECT name FROM ivm.views ORDER BY 1;
 SELECT ivm.drop_view('reach');
 SELECT ivm.drop_view('hop');
 DROP TABLE emp, dept, link;

@@ -185,6 +185,42 @@ void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
     if (new_storage) notice("created storage table " + n.storage + ", indexed on its tuples' hash key");
 }
 
+// The views that read this one (through its storage).
+std::vector<catalog::Entry> readers_of(const catalog::Entry& e) {
+    std::vector<catalog::Entry> readers;
+    for (const spi::Row& row : spi::query("SELECT view_id FROM ivm.view_catalog WHERE $1::oid::regclass = ANY (base_relations) "
+                                          "ORDER BY view_id", {std::to_string(e.storage)}))
+        readers.push_back(*catalog::find_by_id(std::stoi(*row[0])));
+    return readers;
+}
+
+// Drops a view with everything it made; the views that read it first, with
+// cascade, or else refuses as DROP does (2BP01).
+void drop_view(const catalog::Entry& entry, bool cascade) {
+    require_owner(entry.view);
+    const std::vector<catalog::Entry> readers = readers_of(entry);
+    if (!readers.empty() && !cascade) {
+        std::string names;
+        for (const catalog::Entry& r : readers) names += (names.empty() ? "" : ", ") + qualified_name(r.view);
+        throw Error("2BP01", "cannot drop incrementally maintained view " + qualified_name(entry.view) +
+                                 " because other views read it",
+                    "Incrementally maintained views that read it: " + names + ".",
+                    "Use ivm.drop_view(name, cascade => true) to drop them too.");
+    }
+    for (const catalog::Entry& r : readers) {
+        if (!catalog::find_by_id(r.view_id)) continue;  // already gone with another reader
+        notice("drop cascades to incrementally maintained view " + qualified_name(r.view));
+        drop_view(r, true);
+    }
+    drop_base_triggers(entry);
+    spi::execute("DROP VIEW " + qualified_name(entry.view));
+    spi::execute("DROP TABLE " + qualified_name(entry.storage));
+    if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
+    spi::execute("DROP VIEW " + qualified_name(entry.query_view));
+    catalog::remove(entry.view_id);
+    forget_runtime(entry.view_id);
+}
+
 }  // namespace
 }  // namespace ivm::pg
 
@@ -300,16 +336,9 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
 
 IVM_SQL_FUNCTION(ivm_drop_view) {
     const char* name = text_argument(fcinfo, 0);
+    const bool cascade = PG_GETARG_BOOL(1);
     spi::connect();
-    catalog::Entry entry = catalog::lookup(name);
-    require_owner(entry.view);
-    drop_base_triggers(entry);
-    spi::execute("DROP VIEW " + qualified_name(entry.view));
-    spi::execute("DROP TABLE " + qualified_name(entry.storage));
-    if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
-    spi::execute("DROP VIEW " + qualified_name(entry.query_view));
-    catalog::remove(entry.view_id);
-    forget_runtime(entry.view_id);
+    drop_view(catalog::lookup(name), cascade);
     spi::finish();
     PG_RETURN_VOID();
 }
