@@ -49,6 +49,28 @@ TRUNCATE shop;
 SELECT * FROM totals;
 SELECT ivm_check('totals'), ivm_check('by_city');
 
+-- count, sum and avg over integers are kept from partial state: a change
+-- updates the group's counts and sums instead of reading the group again
+CREATE TABLE big (g int, v int);
+INSERT INTO big SELECT i % 3, i FROM generate_series(1, 3000) i;
+INSERT INTO big VALUES (NULL, NULL), (1, NULL);
+SELECT ivm.create_view('partial', 'SELECT g, count(*) AS n, count(v) AS nv, sum(v) AS s, avg(v) AS a FROM big GROUP BY g');
+SELECT line FROM ivm.explain_view('partial') AS line WHERE line LIKE 'algorithm%';
+SELECT * FROM partial ORDER BY g NULLS FIRST;
+SELECT g, __ivm_count, __ivm_n3, __ivm_n4, __ivm_s4 FROM partial__ivm_data ORDER BY g NULLS FIRST;
+UPDATE big SET v = v + 1 WHERE v = 3000;
+DELETE FROM big WHERE g = 2;
+INSERT INTO big VALUES (5, 7), (5, NULL);
+UPDATE big SET v = NULL WHERE v = 1;
+SELECT * FROM partial ORDER BY g NULLS FIRST;
+SELECT ivm_check('partial');
+DELETE FROM big WHERE g = 5 AND v IS NOT NULL;
+SELECT * FROM partial WHERE g = 5;
+TRUNCATE big;
+SELECT count(*) FROM partial;
+SELECT ivm.drop_view('partial');
+DROP TABLE big;
+
 -- an aggregate over a recursive relation
 CREATE TABLE edge (src int, dst int);
 INSERT INTO edge VALUES (1, 2), (2, 3), (3, 1), (3, 4), (5, 6);

@@ -76,6 +76,10 @@ std::string term_query(const CountingView& view, const Block& block, const std::
         outputs = sql::join(cast, ", ");
     } else {
         outputs = tuples::columns(view.aggregate ? view.group_keys : view.columns, "__ivm_t");
+        for (std::size_t k = 0; k < view.partial.size(); ++k)
+            if (view.partial[k].kind != CountingView::Partial::Kind::Key &&
+                view.partial[k].kind != CountingView::Partial::Kind::CountStar)
+                outputs += ", __ivm_t.__ivm_arg" + std::to_string(k + 1);
     }
     const std::string tag = view.set_op == CountingView::SetOp::None ? "" : ", " + std::to_string(side) + " AS __ivm_side";
     return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (WITH " +
@@ -153,6 +157,101 @@ std::string full_query(const CountingView& view) {
     return "WITH " + sql::join(ctes, ", ") + " " + view.full_template;
 }
 
+using Kind = CountingView::Partial::Kind;
+
+bool has_argument(Kind kind) { return kind == Kind::Count || kind == Kind::Sum || kind == Kind::Avg; }
+bool has_sum(Kind kind) { return kind == Kind::Sum || kind == Kind::Avg; }
+
+// Partial state: per group, the change of the row count and of each
+// aggregate's non-NULL count and sum.
+std::string partial_delta(const CountingView& view, const std::string& rows) {
+    const std::string keys = tuples::columns(view.group_keys, "");
+    std::vector<std::string> sums{"pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_dn"};
+    std::vector<std::string> nonzero{"pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0"};
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        if (!has_argument(view.partial[k].kind)) continue;
+        const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
+        sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint AS __ivm_dn" + n);
+        nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
+        if (!has_sum(view.partial[k].kind)) continue;
+        sums.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt) AS __ivm_ds" + n);
+        nonzero.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt)" + sql::op("<>") + "0");
+    }
+    return "SELECT " + keys + ", " + sql::join(sums, ", ") + " FROM (" + rows + ") __ivm_u GROUP BY " +
+           sql::ordinals(view.group_keys.size()) + " HAVING " + sql::join(nonzero, " OR ");
+}
+
+// The outputs of a group from its state in __ivm_m.
+std::vector<std::string> partial_outputs(const CountingView& view) {
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        const std::string n = "__ivm_m.__ivm_n" + std::to_string(k + 1), sum = "__ivm_m.__ivm_s" + std::to_string(k + 1);
+        const std::string type = view.columns[k].type;
+        switch (view.partial[k].kind) {
+            case Kind::Key: out.push_back("__ivm_m.__ivm_gk" + std::to_string(view.partial[k].key + 1)); break;
+            case Kind::CountStar: out.push_back("__ivm_m.__ivm_n"); break;
+            case Kind::Count: out.push_back(n); break;
+            case Kind::Sum: out.push_back("CASE WHEN " + n + sql::op(">") + "0 THEN " + sum + "::" + type + " END"); break;
+            case Kind::Avg:
+                out.push_back("CASE WHEN " + n + sql::op(">") + "0 THEN (" + sum + sql::op("/") + n + "::numeric)::" + type +
+                              " END");
+                break;
+        }
+    }
+    return out;
+}
+
+std::string partial_merge(const CountingView& view, const std::string& delta, bool replace) {
+    std::vector<std::string> state{"COALESCE(__ivm_s.__ivm_count, 0)" + sql::op("+") + "__ivm_d.__ivm_dn AS __ivm_n"};
+    std::vector<std::string> state_columns{"__ivm_count"}, state_values{"__ivm_m.__ivm_n"}, sets{"__ivm_count = __ivm_m.__ivm_n"};
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        if (!has_argument(view.partial[k].kind)) continue;
+        const std::string n = std::to_string(k + 1);
+        const bool sum = has_sum(view.partial[k].kind);
+        state.push_back("COALESCE(__ivm_s.__ivm_n" + n + ", 0)" + sql::op("+") + "__ivm_d.__ivm_dn" + n + " AS __ivm_n" + n);
+        if (sum)
+            state.push_back("COALESCE(__ivm_s.__ivm_s" + n + ", 0)" + sql::op("+") + "COALESCE(__ivm_d.__ivm_ds" + n +
+                            ", 0) AS __ivm_s" + n);
+        for (const char* c : {"__ivm_n", "__ivm_s"}) {
+            if (!sum && std::string(c) == "__ivm_s") continue;
+            state_columns.push_back(c + n);
+            state_values.push_back(std::string("__ivm_m.") + c + n);
+            sets.push_back(c + n + " = __ivm_m." + c + n);
+        }
+    }
+    const std::vector<std::string> outputs = partial_outputs(view);
+    std::vector<std::string> all_columns, all_values;
+    for (std::size_t k = 0; k < view.columns.size(); ++k) {
+        all_columns.push_back(view.columns[k].name);
+        all_values.push_back(outputs[k]);
+        sets.push_back(view.columns[k].name + " = " + outputs[k]);
+    }
+    for (const Column& g : view.group_keys) {
+        all_columns.push_back(g.name);
+        all_values.push_back("__ivm_m." + g.name);
+    }
+    for (std::size_t i = 0; i < state_columns.size(); ++i) {
+        all_columns.push_back(state_columns[i]);
+        all_values.push_back(state_values[i]);
+    }
+    // A refresh starts from an empty storage (the old rows go in the same statement).
+    const std::string match = replace ? "false" : tuples::same(view.group_keys, "__ivm_s", tuples::Key::Stored, "__ivm_d",
+                                                               tuples::Key::Computed);
+    const std::string empty = "__ivm_m.__ivm_n" + sql::op("=") + "0";
+    return "WITH " + std::string(replace ? "__ivm_gone AS (DELETE FROM " + view.storage + " RETURNING 1), " : "") +
+           "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_m AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
+           sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match +
+           "), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
+           "__ivm_m.__ivm_tid AND " + empty + " RETURNING 1), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
+           sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +
+           " RETURNING 1), __ivm_ins AS (INSERT INTO " + view.storage + " (" + sql::join(all_columns, ", ") + ") SELECT " +
+           sql::join(all_values, ", ") + " FROM __ivm_m WHERE __ivm_m.__ivm_tid IS NULL AND NOT " + empty +
+           " RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_ins), " +
+           (replace ? "(SELECT pg_catalog.count(*) FROM __ivm_gone)" : "(SELECT pg_catalog.count(*) FROM __ivm_del)") +
+           ", (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM __ivm_del), "
+           "(SELECT pg_catalog.count(*) FROM __ivm_m WHERE __ivm_n" + sql::op("<") + "0)";
+}
+
 // Aggregate views: the groups a set of input rows falls into.
 std::string groups_of(const CountingView& view, const std::string& rows) {
     if (view.group_keys.empty()) return "SELECT 1 AS __ivm_any FROM (" + rows + ") __ivm_u LIMIT 1";
@@ -216,12 +315,17 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
     if (terms.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");
     // For an aggregate view every input row that changed marks its group,
     // even when its changes cancel (an UPDATE of an aggregated column).
+    if (!view.partial.empty()) return partial_delta(view, sql::join(terms, " UNION ALL "));
     if (view.aggregate) return groups_of(view, sql::join(terms, " UNION ALL "));
     if (view.set_op != CountingView::SetOp::None) return netted_sides(view, sql::join(terms, " UNION ALL "));
     return netted(view, sql::join(terms, " UNION ALL "));
 }
 
 std::string refresh_delta_query(const CountingView& view) {
+    if (!view.partial.empty()) {  // all the rows there are now, into an emptied storage
+        const Block& block = view.blocks.at(0);
+        return partial_delta(view, term_query(view, block, all_now(block)));
+    }
     if (view.aggregate) {  // every group there is, or was
         if (view.group_keys.empty()) return "SELECT 1 AS __ivm_any";
         const std::string keys = tuples::columns(view.group_keys, "");
@@ -243,6 +347,7 @@ std::string refresh_delta_query(const CountingView& view) {
 }
 
 std::string merge_statement(const CountingView& view, const std::string& counted_delta) {
+    if (!view.partial.empty()) return partial_merge(view, counted_delta, false);
     if (view.aggregate) return aggregate_merge(view, counted_delta);
     if (view.set_op != CountingView::SetOp::None) return set_op_merge(view, counted_delta);
     const std::string cols = output_columns(view, "");
@@ -271,8 +376,13 @@ std::string merge_statement(const CountingView& view, const std::string& counted
            "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
 }
 
+std::string refresh_statement(const CountingView& view) {
+    if (!view.partial.empty()) return partial_merge(view, refresh_delta_query(view), true);
+    return merge_statement(view, refresh_delta_query(view));
+}
+
 std::string row_count_query(const CountingView& view) {
-    if (view.distinct) return "SELECT pg_catalog.count(*) FROM " + view.storage;
+    if (view.distinct || view.aggregate) return "SELECT pg_catalog.count(*) FROM " + view.storage;
     return "SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM " + view.storage;
 }
 
@@ -281,6 +391,10 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     for (const Column& k : view.group_keys) columns += ", " + k.name + " " + k.type;
     columns += ", __ivm_count bigint NOT NULL";
     if (view.set_op != CountingView::SetOp::None) columns += ", __ivm_left bigint NOT NULL, __ivm_right bigint NOT NULL";
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        if (has_argument(view.partial[k].kind)) columns += ", __ivm_n" + std::to_string(k + 1) + " bigint NOT NULL";
+        if (has_sum(view.partial[k].kind)) columns += ", __ivm_s" + std::to_string(k + 1) + " numeric";
+    }
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");
     if (!key.empty()) columns += ", __ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED";

@@ -33,6 +33,9 @@ std::string refresh_delta_query(const CountingView& view);
 // deleted, tuples whose count would go below zero).
 std::string merge_statement(const CountingView& view, const std::string& counted_delta);
 
+// The statement that makes the storage exact, from refresh_delta_query.
+std::string refresh_statement(const CountingView& view);
+
 // The view's stored row count, as a query returning one bigint.
 std::string row_count_query(const CountingView& view);
 

@@ -439,6 +439,58 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
 
 namespace {
 
+// Whether the aggregate view can be kept from partial state: every output
+// a group key or count/sum/avg (sum and avg over integers, so the sums are
+// exact), GROUP BY, no HAVING.  Fills model.partial, and
+// returns each column's aggregate argument (null where there is none).
+std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, CountingView& model) {
+    using Kind = CountingView::Partial::Kind;
+    std::vector<CountingView::Partial> partial;
+    std::vector<Expr*> arguments;
+    if (keys.empty() || q->havingQual != nullptr) return {};
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk) continue;
+        CountingView::Partial p;
+        Expr* argument = nullptr;
+        bool ok = false;
+        for (std::size_t i = 0; i < keys.size() && !ok; ++i)
+            if (call([&] { return equal(te->expr, keys[i]); })) {
+                p.kind = Kind::Key;
+                p.key = i;
+                ok = true;
+            }
+        if (!ok && IsA(te->expr, Aggref)) {
+            auto* agg = reinterpret_cast<Aggref*>(te->expr);
+            const Oid fn = agg->aggfnoid;
+            const char* name = call([&] { return get_func_name(fn); });
+            const bool catalog = call([&] { return get_func_namespace(fn); }) == PG_CATALOG_NAMESPACE;
+            const bool plain = agg->aggdistinct == NIL && agg->aggorder == NIL && agg->aggfilter == nullptr &&
+                               agg->aggkind == AGGKIND_NORMAL;
+            const std::string n = name ? name : "";
+            if (catalog && plain && n == "count" && agg->aggstar) {
+                p.kind = Kind::CountStar;
+                ok = true;
+            } else if (catalog && plain && list_length(agg->args) == 1) {
+                argument = static_cast<TargetEntry*>(linitial(agg->args))->expr;
+                const Oid type = exprType(reinterpret_cast<Node*>(argument));
+                // Integers only: a numeric sum's display scale is the largest
+                // its inputs had, which removing rows cannot undo.
+                const bool exact = type == INT2OID || type == INT4OID || type == INT8OID;
+                if (n == "count") p.kind = Kind::Count, ok = true;
+                else if (n == "sum" && exact) p.kind = Kind::Sum, ok = true;
+                else if (n == "avg" && exact) p.kind = Kind::Avg, ok = true;
+            }
+        }
+        if (!ok) return {};
+        partial.push_back(p);
+        arguments.push_back(p.kind == Kind::Key || p.kind == Kind::CountStar ? nullptr : argument);
+    }
+    model.partial = std::move(partial);
+    return arguments;
+}
+
 // An aggregate view: the group keys become hidden columns; the template
 // for deltas yields the group keys of the rows under the aggregation, and
 // the full template the whole query with the group keys appended.
@@ -456,6 +508,7 @@ void describe_aggregation(Query* q, const std::vector<int>& rtindexes, CountingV
         c.name = "__ivm_gk" + std::to_string(i + 1);
         model.group_keys.push_back(std::move(c));
     }
+    std::vector<Expr*> arguments = partial_state(q, keys, model);
     Query* inner = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
     Query* full = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
     call([&] {
@@ -470,6 +523,14 @@ void describe_aggregation(Query* q, const std::vector<int>& rtindexes, CountingV
                                                                            static_cast<AttrNumber>(i + 1), name, false));
             full->targetList = lappend(full->targetList, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(keys[i])),
                                                                          static_cast<AttrNumber>(++resno), name, false));
+        }
+        int inner_resno = list_length(inner->targetList);
+        for (std::size_t k = 0; k < arguments.size(); ++k) {
+            if (arguments[k] == nullptr) continue;
+            inner->targetList = lappend(inner->targetList,
+                                        makeTargetEntry(static_cast<Expr*>(copyObjectImpl(arguments[k])),
+                                                        static_cast<AttrNumber>(++inner_resno),
+                                                        psprintf("__ivm_arg%d", static_cast<int>(k + 1)), false));
         }
     });
     model.blocks.at(0).spj_template = build_template(inner, rtindexes, true);
@@ -501,7 +562,10 @@ std::vector<Source> block_sources(Query* q, const std::vector<int>& rtindexes, A
             relid = inner->entry.storage;
             source.only = true;
             for (const Column& c : m.columns) source.columns.push_back(c.name);
-            if (!m.distinct || m.set_op != CountingView::SetOp::None) source.multiplicity = "__ivm_count";
+            // (an aggregate view stores one row per group; its __ivm_count
+            // may count the group's input rows)
+            if ((!m.distinct && !m.aggregate) || m.set_op != CountingView::SetOp::None)
+                source.multiplicity = "__ivm_count";
         }
         auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
         source.base = static_cast<std::size_t>(it - out.base_oids.begin());

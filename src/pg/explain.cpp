@@ -23,6 +23,10 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("algorithm: dred: the query is recursive (WITH RECURSIVE ... UNION), so its recursive "
                         "relation is kept as a set and maintained by delete and rederive; the query over it "
                         "is maintained by counting from the relation's changes");
+    else if (!model.partial.empty())
+        lines.push_back("algorithm: counting: the query is not recursive; its aggregates are count, sum and avg "
+                        "over integers, so each group keeps its row count and per aggregate the count and sum "
+                        "of its arguments (__ivm_n<k>, __ivm_s<k>), which a change updates");
     else if (model.aggregate)
         lines.push_back("algorithm: counting: the query is not recursive; it aggregates, so the view keeps "
                         "one row per group and a change recomputes the groups whose input rows it touched");

@@ -254,7 +254,7 @@ MaintenanceResult refresh(ViewRuntime& view) {
     lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
     MaintenanceResult result =
-        run_merge(view, "refresh", counting::merge_statement(model, counting::refresh_delta_query(model)));
+        run_merge(view, "refresh", counting::refresh_statement(model));
     leave(e);
     return result;
 }
