@@ -307,9 +307,8 @@ uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapsho
 }
 
 // (tuples deleted from, tuples inserted into) the recursive relation.
-MaintenanceResult run_recursive_statement(ViewRuntime& view, const std::string& sql) {
-    int rc = spi::execute(sql) == 1 ? SPI_OK_SELECT : -1;
-    if (rc != SPI_OK_SELECT) throw Error(sqlstate::internal_error, "DRed apply returned no result");
+MaintenanceResult run_recursive_statement(const std::string& sql) {
+    if (spi::execute(sql) != 1) throw Error(sqlstate::internal_error, "DRed apply returned no result");
     MaintenanceResult result;
     result.rows_removed = spi::result_int(0, 0);
     result.rows_added = spi::result_int(0, 1);
@@ -333,7 +332,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     lock_for_maintenance(view, storage, before, &missed);
     if (missed) {
         Elevated e = enter(view, storage);
-        MaintenanceResult result = run_recursive_statement(view, dred::refresh_statement(rel));
+        MaintenanceResult result = run_recursive_statement(dred::refresh_statement(rel));
         leave(e);
         return result;
     }
@@ -352,7 +351,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         const int64 size = spi::query_int("SELECT GREATEST(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid",
                                           {std::to_string(storage)});
         if (static_cast<double>(deleted) > std::max(1000.0, static_cast<double>(size) * recompute_fraction)) {
-            MaintenanceResult result = run_recursive_statement(view, dred::refresh_statement(rel));
+            MaintenanceResult result = run_recursive_statement(dred::refresh_statement(rel));
             leave(e);
             return result;
         }
@@ -367,7 +366,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                                         inserts || rederived > 0 ? &insert : nullptr, InvalidSnapshot);
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
-    if (deleted > 0 || derived > 0) result = run_recursive_statement(view, dred::apply_statement(rel));
+    if (deleted > 0 || derived > 0) result = run_recursive_statement(dred::apply_statement(rel));
     leave(e);
     return result;
 }
@@ -376,7 +375,7 @@ MaintenanceResult refresh_recursive(ViewRuntime& view) {
     const Oid storage = view.entry.recursive_storage;
     lock_for_maintenance(view, storage);
     Elevated e = enter(view, storage);
-    MaintenanceResult result = run_recursive_statement(view, dred::refresh_statement(*view.analyzed.recursive));
+    MaintenanceResult result = run_recursive_statement(dred::refresh_statement(*view.analyzed.recursive));
     leave(e);
     return result;
 }
