@@ -9,6 +9,7 @@
 #include "pg/shared.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 namespace ivm::pg {
@@ -118,16 +119,20 @@ void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
 }
 
 // Runs a merge statement, through a kept plan when `key` is given, and
-// counts it in the statistics.
-MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::string& sql) {
+// counts it in the statistics.  The SQL is generated only when there is no
+// kept plan: a small change must not pay for building the text.
+MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
     const TimestampTz started = GetCurrentTimestamp();
-    const char* text = sql.c_str();
     int rc;
     if (key.empty()) {
+        const std::string sql = generate();
+        const char* text = sql.c_str();
         rc = call([&] { return SPI_execute(text, false, 0); });
     } else {
         auto it = view.plans.find(key);
         if (it == view.plans.end()) {
+            const std::string sql = generate();
+            const char* text = sql.c_str();
             SPIPlanPtr plan = call([&] {
                 SPIPlanPtr p = SPI_prepare(text, 0, nullptr);
                 if (p == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -242,9 +247,10 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         register_rows(counting::new_rows_relation(b), view.analyzed.base_oids[b], changes[b].new_rows);
         register_rows(counting::old_rows_relation(b), view.analyzed.base_oids[b], changes[b].old_rows);
     }
-    const std::string sql = counting::merge_statement(model, counting::delta_query(model, changed));
     Elevated e = enter(view);
-    MaintenanceResult result = run_merge(view, rows > large_delta_rows ? std::string() : key, sql);
+    MaintenanceResult result = run_merge(view, rows > large_delta_rows ? std::string() : key, [&] {
+        return counting::merge_statement(model, counting::delta_query(model, changed));
+    });
     leave(e);
     return result;
 }
@@ -253,8 +259,7 @@ MaintenanceResult refresh(ViewRuntime& view) {
     const CountingView& model = view.analyzed.model;
     lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
-    MaintenanceResult result =
-        run_merge(view, "refresh", counting::refresh_statement(model));
+    MaintenanceResult result = run_merge(view, "refresh", [&] { return counting::refresh_statement(model); });
     leave(e);
     return result;
 }
