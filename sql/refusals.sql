@@ -10,7 +10,7 @@ CREATE TABLE child () INHERITS (parent);
 CREATE TEMP TABLE tmp (a int);
 -- the message and its hint, as users see them
 SELECT ivm.create_view('x', 'SELECT a, random() FROM t');
-SELECT ivm.create_view('x', 'SELECT a FROM parent');
+SELECT ivm.create_view('x', 'SELECT a FROM ONLY parent');
 -- every refusal: SQLSTATE and message
 SELECT refused($$SELECT a, random() FROM t$$);
 SELECT refused($$SELECT a, now() FROM t$$);
@@ -35,8 +35,7 @@ SELECT refused($$SELECT 1 AS one$$);
 SELECT refused($$SELECT FROM t$$);
 SELECT refused($$SELECT a FROM plain$$);
 SELECT refused($$SELECT a FROM mat$$);
-SELECT refused($$SELECT a FROM parted$$);
-SELECT refused($$SELECT a FROM parent$$);
+SELECT refused($$SELECT a FROM ONLY parted$$);
 SELECT refused($$SELECT a FROM ONLY parent$$);
 SELECT refused($$SELECT a FROM tmp$$);
 SELECT refused($$SELECT a AS __ivm_count FROM t$$);

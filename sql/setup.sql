@@ -6,7 +6,8 @@ DECLARE
     extra bigint;
     missing bigint;
 BEGIN
-    SELECT definition INTO STRICT q FROM ivm.views WHERE name = view;
+    -- the definition as PostgreSQL keeps it, following renames
+    SELECT 'SELECT * FROM ' || query_view INTO STRICT q FROM ivm.views WHERE name = view;
     EXECUTE format('SELECT (SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL (%s)) x),
                            (SELECT count(*) FROM ((%s) EXCEPT ALL SELECT * FROM %s) y)',
                    view, q, q, view) INTO extra, missing;

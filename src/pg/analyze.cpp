@@ -152,8 +152,8 @@ void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes, const ch
     }
     char persistence = call([&] { return get_rel_persistence(relid); });
     switch (relkind) {
-        case RELKIND_RELATION: break;
-        case RELKIND_PARTITIONED_TABLE: throw unsupported(relation_construct("the partitioned table", relid) + " as a base table");
+        case RELKIND_RELATION:
+        case RELKIND_PARTITIONED_TABLE: break;
         case RELKIND_VIEW: throw unsupported(relation_construct("the view", relid) + " as a base table");
         case RELKIND_MATVIEW: throw unsupported(relation_construct("the materialized view", relid) + " as a base table");
         case RELKIND_FOREIGN_TABLE: throw unsupported(relation_construct("the foreign table", relid) + " as a base table");
@@ -163,10 +163,11 @@ void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes, const ch
         const char* name = call([&] { return get_rel_name(relid); });
         throw unsupported(std::string("the temporary table ") + name + " as a base table");
     }
-    // Even FROM ONLY: a statement on the parent hands over its children's
-    // rows in the transition tables too.
-    if (call([&] { return has_subclass(relid); }))
-        throw unsupported(relation_construct("the inheritance parent", relid) + " as a base table");
+    // A statement on a parent hands over its children's rows in the
+    // transition tables too, so ONLY cannot tell them apart.  (Without
+    // ONLY, every descendant carries the view's triggers.)
+    if (!rte->inh && (relkind == RELKIND_PARTITIONED_TABLE || call([&] { return has_subclass(relid); })))
+        throw unsupported("FROM ONLY " + relation_construct("over the parent table", relid));
     rtindexes.push_back(rti);
 }
 
@@ -252,11 +253,16 @@ std::string build_template(Query* q, const std::vector<int>& rtindexes, bool cou
             if (rte->rtekind == RTE_RELATION) {
                 // A CTE reference describes its columns itself; dropped
                 // columns of the table keep their place with type InvalidOid.
+                // The names are the table's current ones: the stored rule
+                // keeps those of its creation, and columns may be renamed.
                 Relation rel = table_open(rte->relid, AccessShareLock);
                 TupleDesc desc = RelationGetDescr(rel);
                 rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+                rte->eref->colnames = NIL;
                 for (int a = 0; a < desc->natts; ++a) {
                     Form_pg_attribute att = TupleDescAttr(desc, a);
+                    rte->eref->colnames = lappend(rte->eref->colnames,
+                                                  makeString(pstrdup(att->attisdropped ? "" : NameStr(att->attname))));
                     rte->coltypes = lappend_oid(rte->coltypes, att->attisdropped ? InvalidOid : att->atttypid);
                     rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
                     rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);

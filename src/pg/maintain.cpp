@@ -244,6 +244,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     lock_for_maintenance(view, view.entry.storage);
     for (std::size_t b = 0; b < changes.size(); ++b) {
         if (!changed[b]) continue;
+        refuse_row_security(view.analyzed.base_oids[b], view.owner);
         register_rows(counting::new_rows_relation(b), view.analyzed.base_oids[b], changes[b].new_rows);
         register_rows(counting::old_rows_relation(b), view.analyzed.base_oids[b], changes[b].old_rows);
     }
@@ -330,6 +331,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     bool deletes = false, inserts = false;
     for (std::size_t b = 0; b < changes.size(); ++b) {
         changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
+        if (changed[b]) refuse_row_security(view.analyzed.recursive_base_oids[b], view.owner);
         deletes |= changes[b].old_rows != nullptr && tuplestore_tuple_count(changes[b].old_rows) > 0;
         inserts |= changes[b].new_rows != nullptr && tuplestore_tuple_count(changes[b].new_rows) > 0;
     }
@@ -383,6 +385,11 @@ MaintenanceResult refresh_recursive(ViewRuntime& view) {
     MaintenanceResult result = run_recursive_statement(dred::refresh_statement(*view.analyzed.recursive));
     leave(e);
     return result;
+}
+
+MaintenanceResult refresh_all(ViewRuntime& view) {
+    if (view.analyzed.recursive) refresh_recursive(view);  // maintains the view from it, too
+    return refresh(view);
 }
 
 bool maintaining(Oid storage) { return !writing.empty() && writing.back().storage == storage; }

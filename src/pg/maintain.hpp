@@ -57,6 +57,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                                           Snapshot before);
 // Makes the recursive relation equal to its definition evaluated now.
 MaintenanceResult refresh_recursive(ViewRuntime& view);
+// Recomputes the recursive relation, if any, and the view.
+MaintenanceResult refresh_all(ViewRuntime& view);
 // Empties the storage (the view becomes unpopulated).  Needs SPI.
 void empty_storage(ViewRuntime& view);
 int64 row_count(ViewRuntime& view);

@@ -1,5 +1,6 @@
 // Module load: the callbacks that keep backend-local state honest.
 #include "pg/boundary.hpp"
+#include "pg/ddl_events.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
 #include "pg/shared.hpp"
@@ -21,6 +22,7 @@ void on_xact(XactEvent event, void*) {
         case XACT_EVENT_PARALLEL_ABORT:
             ivm::pg::reset_pending(InvalidSubTransactionId);
             ivm::pg::reset_maintenance_state(InvalidSubTransactionId);
+            ivm::pg::reset_own_ddl();
             break;
         default:
             break;

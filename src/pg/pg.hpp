@@ -8,6 +8,7 @@ extern "C" {
 
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/tupconvert.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"

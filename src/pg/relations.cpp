@@ -1,6 +1,12 @@
 #include "pg/relations.hpp"
 
+#include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/spi.hpp"
+
+extern "C" {
+#include "utils/rls.h"
+}
 
 namespace ivm::pg {
 
@@ -22,6 +28,42 @@ Oid relation_owner(Oid relid) {
         ReleaseSysCache(tup);
         return owner;
     });
+}
+
+void execute_as_owner_of(Oid relid, const std::vector<std::string>& statements) {
+    Oid owner = relation_owner(relid);
+    Oid saved_user;
+    int saved_context;
+    GetUserIdAndSecContext(&saved_user, &saved_context);
+    SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE);
+    for (const std::string& sql : statements) spi::execute(sql);
+    SetUserIdAndSecContext(saved_user, saved_context);  // on error, the abort restores it
+}
+
+std::vector<Oid> with_descendants(Oid relid) {
+    std::vector<Oid> out;
+    call([&] {
+        List* all = find_all_inheritors(relid, NoLock, nullptr);
+        ListCell* lc;
+        foreach (lc, all) out.push_back(lfirst_oid(lc));
+    });
+    return out;
+}
+
+bool holds_rows(Oid relid) {
+    return spi::query_int("SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY " + qualified_name(relid) +
+                          " LIMIT 1) __ivm_any") > 0;
+}
+
+void refuse_row_security(Oid relid, Oid role) {
+    if (call([&] { return check_enable_rls(relid, role, true); }) != RLS_ENABLED) return;
+    const char* role_name = call([&] { return GetUserNameFromId(role, false); });
+    throw Error(sqlstate::feature_not_supported,
+                "incrementally maintained views do not support the base table " + qualified_name(relid) +
+                    " with row-level security",
+                "Its policies apply to role " + std::string(role_name) +
+                    ", but the changes that maintain the view would not be filtered by them.",
+                "Let a role that bypasses row-level security own the view, or disable it on the table.");
 }
 
 }  // namespace ivm::pg

@@ -3,6 +3,7 @@
 #include "pg/pg.hpp"
 
 #include <string>
+#include <vector>
 
 namespace ivm::pg {
 
@@ -11,5 +12,19 @@ std::string qualified_name(Oid relid);
 
 // The role that owns a relation.
 Oid relation_owner(Oid relid);
+
+// Runs statements as the owner of a relation (dropping a trigger needs
+// ownership, where creating it needed only the TRIGGER privilege).
+void execute_as_owner_of(Oid relid, const std::vector<std::string>& statements);
+
+// The relation and its descendants: partitions, inheritance children.
+std::vector<Oid> with_descendants(Oid relid);
+
+// Whether the relation itself (not its descendants) holds a row.
+bool holds_rows(Oid relid);
+
+// Refuses (0A000) a base table whose row-level security would filter what
+// `role` reads: the changes handed to maintenance are not filtered.
+void refuse_row_security(Oid relid, Oid role);
 
 }  // namespace ivm::pg

@@ -7,11 +7,13 @@
 // transition tables; the one that answers the last BEFORE maintains the
 // view once, with every base table in its final state and all the deltas.
 #include "core/error.hpp"
+#include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
 #include "pg/spi.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace ivm::pg {
@@ -119,6 +121,37 @@ Tuplestorestate* copy_rows(Tuplestorestate* source, TupleDesc desc) {
     return copy;
 }
 
+// The rows of a descendant's transition table in the form of its base
+// table (columns by name), copied: partitions and children may order
+// their columns differently, and children may have more.
+Tuplestorestate* rows_as_base(Tuplestorestate* source, TupleDesc from, TupleDesc to) {
+    if (source == nullptr) return nullptr;
+    MemoryContext memory = pending_memory();
+    return call([&] {
+        MemoryContext old = MemoryContextSwitchTo(memory);
+        Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
+        TupleConversionMap* map = convert_tuples_by_name(from, to);
+        TupleTableSlot* in = MakeSingleTupleTableSlot(from, &TTSOpsMinimalTuple);
+        TupleTableSlot* out = MakeSingleTupleTableSlot(to, &TTSOpsVirtual);
+        int reader = tuplestore_alloc_read_pointer(source, EXEC_FLAG_REWIND);
+        tuplestore_select_read_pointer(source, reader);
+        tuplestore_rescan(source);
+        while (tuplestore_gettupleslot(source, true, false, in)) {
+            if (map == nullptr) {
+                tuplestore_puttupleslot(store, in);
+                continue;
+            }
+            execute_attr_map_slot(map->attrMap, in, out);
+            tuplestore_puttupleslot(store, out);
+        }
+        tuplestore_select_read_pointer(source, 0);
+        ExecDropSingleTupleTableSlot(in);
+        ExecDropSingleTupleTableSlot(out);
+        MemoryContextSwitchTo(old);
+        return store;
+    });
+}
+
 TupleDesc base_descriptor(Oid relid) {
     return call([&] {
         Relation rel = table_open(relid, AccessShareLock);
@@ -126,6 +159,19 @@ TupleDesc base_descriptor(Oid relid) {
         table_close(rel, AccessShareLock);
         return desc;
     });
+}
+
+// The base table of the view (or of its recursive relation) that a trigger
+// on `relid` reports for: relid, or the ancestor it is a partition or
+// child of.
+Oid firing_base(PendingKey key, Oid relid) {
+    spi::connect();
+    std::shared_ptr<ViewRuntime> view = runtime_for(key.view_id);
+    const std::vector<Oid>& bases = key.recursive ? view->analyzed.recursive_base_oids : view->analyzed.base_oids;
+    Oid base = std::find(bases.begin(), bases.end(), relid) != bases.end() ? relid : base_of(relid, bases);
+    spi::finish();
+    if (base == InvalidOid) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
+    return base;
 }
 
 // Gathers the saved deltas per base (concatenating several firings of one
@@ -213,7 +259,19 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     }
     Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
     firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
-    if (unanswered > 1) {
+    const Oid base = firing_base(key, firing.relid);
+    if (base != firing.relid) {
+        // A partition or child table: its rows stand for rows of the base.
+        TupleDesc from = RelationGetDescr(data->tg_relation);
+        TupleDesc to = base_descriptor(base);
+        firing.new_rows = rows_as_base(data->tg_newtable, from, to);
+        firing.old_rows = rows_as_base(data->tg_oldtable, from, to);
+        firing.relid = base;
+        if (unanswered > 1) {
+            firings.push_back(firing);
+            return PointerGetDatum(nullptr);
+        }
+    } else if (unanswered > 1) {
         // Other changes of this statement are still to come: keep a copy,
         // the trigger's tuplestores are freed when its query level ends.
         TupleDesc desc = RelationGetDescr(data->tg_relation);
@@ -222,8 +280,10 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
         firings.push_back(firing);
         return PointerGetDatum(nullptr);
     }
-    firing.new_rows = data->tg_newtable;
-    firing.old_rows = data->tg_oldtable;
+    if (base == RelationGetRelid(data->tg_relation)) {
+        firing.new_rows = data->tg_newtable;
+        firing.old_rows = data->tg_oldtable;
+    }
     std::vector<Firing> batch = std::move(firings);
     pending.erase(key);
     batch.push_back(firing);

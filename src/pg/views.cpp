@@ -6,11 +6,15 @@
 #include "core/triggers.hpp"
 #include "core/tuples.hpp"
 #include "pg/analyze.hpp"
+#include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/ddl_events.hpp"
+#include "pg/dependencies.hpp"
 #include "pg/maintain.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
+#include "pg/views.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -38,18 +42,6 @@ void require_owner(Oid view) {
     bool owner = call([&] { return pg_class_ownercheck(relid, GetUserId()); });
     if (!owner)
         throw Error("42501", "must be owner of view " + qualified_name(view));
-}
-
-// Statements on a base table run as its owner: dropping a trigger needs
-// ownership, while creating the view needed only the TRIGGER privilege.
-void execute_as_owner_of(Oid relid, const std::vector<std::string>& statements) {
-    Oid owner = relation_owner(relid);
-    Oid saved_user;
-    int saved_context;
-    GetUserIdAndSecContext(&saved_user, &saved_context);
-    SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE);
-    for (const std::string& sql : statements) spi::execute(sql);
-    SetUserIdAndSecContext(saved_user, saved_context);  // on error, the abort restores it
 }
 
 void notice(const std::string& message) {
@@ -129,32 +121,13 @@ std::vector<Oid> user_bases(const AnalyzedView& a, Oid recursive_storage) {
 }
 
 void install_recursive_triggers(int32 view_id, const AnalyzedView& a) {
-    if (!a.recursive) return;
-    for (const std::string& base : a.recursive->bases)
-        for (const std::string& ddl : triggers::base_table_ddl(view_id, base, triggers::Part::Recursive))
-            spi::execute(ddl);
+    TriggerChanges ignored;
+    sync_part_triggers(view_id, triggers::Part::Recursive, a.recursive_base_oids, false, ignored);
 }
 
 void install_counting_triggers(int32 view_id, const AnalyzedView& a) {
-    for (const std::string& base : a.model.bases)
-        for (const std::string& ddl : triggers::base_table_ddl(view_id, base)) spi::execute(ddl);
-}
-
-// The triggers of the view on each base table, whichever parts it has there.
-void drop_base_triggers(const catalog::Entry& e) {
-    for (Oid base : e.bases) {
-        const std::string name = qualified_name(base);
-        std::vector<std::string> ddl;
-        for (triggers::Part part : {triggers::Part::Counting, triggers::Part::Recursive}) {
-            std::vector<std::string> drops = triggers::base_table_drop(e.view_id, name, part);
-            const std::string trigger = triggers::before_trigger_name(e.view_id, part);
-            if (spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
-                               "AND tgname = $2",
-                               {std::to_string(base), trigger}) > 0)
-                ddl.insert(ddl.end(), drops.begin(), drops.end());
-        }
-        execute_as_owner_of(base, ddl);
-    }
+    TriggerChanges ignored;
+    sync_part_triggers(view_id, triggers::Part::Counting, a.base_oids, false, ignored);
 }
 
 // Fills a new (or redefined) view: the recursive relation first, before
@@ -171,6 +144,14 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
     forget_runtime(view_id);
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
     return refresh(*view);
+}
+
+// Base tables whose row-level security applies to the view's owner (the
+// current user) are refused: their changes would reach it unfiltered.
+void refuse_row_security(const AnalyzedView& a) {
+    for (const std::vector<Oid>* oids : {&a.base_oids, &a.recursive_base_oids})
+        for (Oid b : *oids)
+            if (b != InvalidOid) pg::refuse_row_security(b, GetUserId());
 }
 
 std::string algorithm_of(const AnalyzedView& a) { return a.recursive ? "dred" : "counting"; }
@@ -195,10 +176,14 @@ std::vector<catalog::Entry> readers_of(const catalog::Entry& e) {
     return readers;
 }
 
-// Drops a view with everything it made; the views that read it first, with
-// cascade, or else refuses as DROP does (2BP01).
-void drop_view(const catalog::Entry& entry, bool cascade) {
-    require_owner(entry.view);
+bool exists(Oid relid) {
+    return relid != InvalidOid && call([&] { return SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)); });
+}
+
+}  // namespace
+
+void drop_view(const catalog::Entry& entry, bool cascade, bool check_owner) {
+    if (check_owner) require_owner(entry.view);
     const std::vector<catalog::Entry> readers = readers_of(entry);
     if (!readers.empty() && !cascade) {
         std::string names;
@@ -210,22 +195,26 @@ void drop_view(const catalog::Entry& entry, bool cascade) {
     }
     for (const catalog::Entry& r : readers) {
         if (!catalog::find_by_id(r.view_id)) continue;  // already gone with another reader
-        notice("drop cascades to incrementally maintained view " + qualified_name(r.view));
-        drop_view(r, true);
+        if (exists(r.view)) notice("drop cascades to incrementally maintained view " + qualified_name(r.view));
+        drop_view(r, true, check_owner);
     }
-    drop_base_triggers(entry);
-    spi::execute("DROP VIEW " + qualified_name(entry.view));
-    spi::execute("DROP TABLE " + qualified_name(entry.storage));
-    if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
-    spi::execute("DROP VIEW " + qualified_name(entry.query_view));
+    sync_base_triggers(entry.view_id, nullptr);
+    // What a DROP ... CASCADE left of it is dropped too.
+    if (exists(entry.view)) spi::execute("DROP VIEW " + qualified_name(entry.view));
+    if (exists(entry.storage)) spi::execute("DROP TABLE " + qualified_name(entry.storage));
+    if (exists(entry.recursive_storage)) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
+    if (exists(entry.query_view)) spi::execute("DROP VIEW " + qualified_name(entry.query_view));
     catalog::remove(entry.view_id);
     forget_runtime(entry.view_id);
 }
+
+namespace {
 
 }  // namespace
 }  // namespace ivm::pg
 
 IVM_SQL_FUNCTION(ivm_create_view) {
+    OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
     Query* parsed = validate_query(query);
@@ -249,7 +238,7 @@ IVM_SQL_FUNCTION(ivm_create_view) {
     const Names n = names_for(nsp, relname);
     const bool recursive = parsed->hasRecursive;
     spi::connect();
-    analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse before creating anything
+    refuse_row_security(analyze_query(parsed, n.storage, n.recursive, InvalidOid));  // refuse before creating anything
     catalog::Entry entry;
     AnalyzedView analyzed = create_definition(n, query, recursive, entry.query_view, entry.recursive_storage);
     if (analyzed.ignored_order_by)
@@ -263,6 +252,7 @@ IVM_SQL_FUNCTION(ivm_create_view) {
     entry.definition = query;
     entry.bases = user_bases(analyzed, entry.recursive_storage);
     catalog::insert(entry);
+    record_dependencies(entry);
     install_recursive_triggers(entry.view_id, analyzed);
     spi::execute("COMMENT ON VIEW " + n.view + " IS " +
                  sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
@@ -278,6 +268,7 @@ IVM_SQL_FUNCTION(ivm_create_view) {
 }
 
 IVM_SQL_FUNCTION(ivm_alter_view) {
+    OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
     Query* parsed = validate_query(query);
@@ -291,6 +282,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const Names n = names_of(entry);
     const bool recursive = parsed->hasRecursive;
     AnalyzedView proposed = analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse first
+    refuse_row_security(proposed);
     std::shared_ptr<ViewRuntime> old_view = runtime_for(entry.view_id);
     const std::vector<Column> old_columns = old_view->analyzed.model.columns;
     const bool old_distinct = old_view->analyzed.model.distinct;
@@ -298,8 +290,9 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     old_view.reset();
 
     // Out with the old rules: triggers, recursive relation, query view.
-    drop_base_triggers(entry);
+    sync_base_triggers(entry.view_id, nullptr);
     forget_runtime(entry.view_id);
+    forget_definition_dependencies(entry);
     if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     spi::execute("DROP VIEW " + n.query);
 
@@ -326,6 +319,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     entry.bases = user_bases(analyzed, entry.recursive_storage);
     catalog::remove(entry.view_id);
     catalog::insert(entry);
+    record_dependencies(entry);
     install_recursive_triggers(entry.view_id, analyzed);
     spi::execute("COMMENT ON VIEW " + n.view + " IS " +
                  sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
@@ -336,15 +330,17 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
 }
 
 IVM_SQL_FUNCTION(ivm_drop_view) {
+    OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const bool cascade = PG_GETARG_BOOL(1);
     spi::connect();
-    drop_view(catalog::lookup(name), cascade);
+    drop_view(catalog::lookup(name), cascade, true);
     spi::finish();
     PG_RETURN_VOID();
 }
 
 IVM_SQL_FUNCTION(ivm_refresh_view) {
+    OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const bool with_data = PG_GETARG_BOOL(1);
     spi::connect();
@@ -363,8 +359,7 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
         if (!with_data) empty_storage(*view);
     }
     if (with_data) {
-        if (view->analyzed.recursive) refresh_recursive(*view);  // maintains the view from it, too
-        refresh(*view);
+        refresh_all(*view);
         rows = row_count(*view);
     }
     spi::finish();

@@ -1,0 +1,70 @@
+#include "pg/base_triggers.hpp"
+
+#include "pg/boundary.hpp"
+#include "pg/relations.hpp"
+#include "pg/spi.hpp"
+
+#include <algorithm>
+
+namespace ivm::pg {
+namespace {
+
+bool contains(const std::vector<Oid>& v, Oid x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::vector<Oid> tables_reading(const std::vector<Oid>& bases) {
+    std::vector<Oid> out;
+    for (Oid base : bases)
+        for (Oid t : with_descendants(base))
+            if (!contains(out, t)) out.push_back(t);
+    return out;
+}
+
+std::vector<Oid> tables_with_triggers(int32 view_id, triggers::Part part) {
+    std::vector<Oid> out;
+    for (const spi::Row& row : spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = $1 ORDER BY tgrelid",
+                                          {triggers::before_trigger_name(view_id, part)}))
+        out.push_back(static_cast<Oid>(std::stoul(*row[0])));
+    return out;
+}
+
+}  // namespace
+
+void sync_part_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& bases, bool as_owner,
+                        TriggerChanges& changes) {
+    const std::vector<Oid> wanted = tables_reading(bases);
+    const std::vector<Oid> present = tables_with_triggers(view_id, part);
+    for (Oid t : wanted) {
+        if (contains(present, t)) continue;
+        std::vector<std::string> ddl = triggers::base_table_ddl(view_id, qualified_name(t), part);
+        if (as_owner)
+            execute_as_owner_of(t, ddl);
+        else
+            for (const std::string& sql : ddl) spi::execute(sql);
+        if (!contains(changes.added, t)) changes.added.push_back(t);
+    }
+    for (Oid t : present) {
+        if (contains(wanted, t)) continue;
+        execute_as_owner_of(t, triggers::base_table_drop(view_id, qualified_name(t), part));
+        if (!contains(changes.removed, t)) changes.removed.push_back(t);
+    }
+}
+
+TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, bool as_owner) {
+    TriggerChanges changes;
+    const std::vector<Oid> none;
+    sync_part_triggers(view_id, triggers::Part::Counting, analysis ? analysis->base_oids : none, as_owner, changes);
+    sync_part_triggers(view_id, triggers::Part::Recursive, analysis ? analysis->recursive_base_oids : none, as_owner,
+                       changes);
+    return changes;
+}
+
+Oid base_of(Oid relid, const std::vector<Oid>& bases) {
+    if (contains(bases, relid)) return relid;
+    for (Oid base : bases) {
+        if (!call([&] { return has_subclass(base); })) continue;
+        if (contains(with_descendants(base), relid)) return base;
+    }
+    return InvalidOid;
+}
+
+}  // namespace ivm::pg
