@@ -79,7 +79,7 @@ SELECT c.view_name AS name,
 GRANT SELECT ON ivm.stats TO PUBLIC;
 
 -- An unpopulated view reads from this, which refuses (SQLSTATE 55000).
-CREATE FUNCTION ivm.unpopulated(view regclass) RETURNS SETOF bigint
+CREATE FUNCTION ivm.unpopulated(view text) RETURNS SETOF bigint
     AS 'MODULE_PATHNAME', 'ivm_unpopulated' LANGUAGE C STRICT VOLATILE;
 
 -- The rows 1..n: a view repeats each stored tuple by its derivation count.

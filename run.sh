@@ -66,6 +66,7 @@ run_tests() {
     # pg_regress writes its results into the source tree; it runs as root
     # and connects to the cluster as the postgres role.
     suite "regression and isolation tests (pg_regress, pg_isolation_regress)" regression_tests
+    suite "dump and restore (pg_dump, pg_restore, psql)" "$here/test/dump/run.sh"
     suite "differential tests" "$here/test/differential/run.sh"
     echo
     echo "test suites: $passed passed, $failed failed"

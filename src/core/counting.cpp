@@ -410,7 +410,7 @@ std::string user_view_ddl(const CountingView& view, const std::string& user_view
         std::vector<std::string> nulls;
         for (const Column& c : view.columns) nulls.push_back("NULL::" + c.type + " AS " + c.name);
         return create + user_view + " AS SELECT " + sql::join(nulls, ", ") +
-               " FROM ivm.unpopulated(" + sql::literal(user_view) + "::regclass)";
+               " FROM ivm.unpopulated(" + sql::literal(user_view) + ")";
     }
     std::string from = view.storage + " __ivm_s";
     if (!view.distinct && !view.aggregate)

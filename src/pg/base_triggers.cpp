@@ -49,6 +49,13 @@ void sync_part_triggers(int32 view_id, triggers::Part part, const std::vector<Oi
     }
 }
 
+bool has_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& bases) {
+    const std::vector<Oid> present = tables_with_triggers(view_id, part);
+    for (Oid b : bases)
+        if (!contains(present, b)) return false;
+    return true;
+}
+
 TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, bool as_owner) {
     TriggerChanges changes;
     const std::vector<Oid> none;

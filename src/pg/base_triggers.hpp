@@ -21,6 +21,9 @@ struct TriggerChanges {
 // Needs SPI.
 void sync_part_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& bases, bool as_owner,
                         TriggerChanges& changes);
+// Whether every one of `bases` carries the part's triggers (not so while
+// pg_restore has yet to create them).
+bool has_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& bases);
 // Both parts, from the view's analysis; or none (analysis == nullptr).
 TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, bool as_owner = false);
 

@@ -160,7 +160,13 @@ void on_ddl_command_end() {
         // with FROM ONLY that got children), and so does row security.
         std::shared_ptr<ViewRuntime> view = runtime_for(e.view_id);
         for (Oid base : e.bases) refuse_row_security(base, view->owner);
-        TriggerChanges changes = sync_base_triggers(e.view_id, &view->analyzed, true);
+        // Only views whose base tables carry their triggers: during
+        // pg_restore, the dump creates them later.
+        const AnalyzedView& a = view->analyzed;
+        if (!has_triggers(e.view_id, triggers::Part::Counting, a.base_oids) ||
+            !has_triggers(e.view_id, triggers::Part::Recursive, a.recursive_base_oids))
+            continue;
+        TriggerChanges changes = sync_base_triggers(e.view_id, &a, true);
         for (Oid t : changes.added)
             if (holds_rows(t)) {
                 refresh_because(e, "table " + qualified_name(t) + " with rows became part of a base table");

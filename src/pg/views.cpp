@@ -370,14 +370,14 @@ extern "C" {
 PG_FUNCTION_INFO_V1(ivm_unpopulated);
 
 // What an unpopulated view reads from: refuses as an unpopulated
-// materialized view does.  Plain C, no C++ object here.
+// materialized view does.  It names the view as text: a regclass would make
+// the view refer to itself, which a dump cannot restore.  Plain C, no C++
+// object here.
 Datum ivm_unpopulated(PG_FUNCTION_ARGS) {
-    Oid view = PG_GETARG_OID(0);
-    char* name = get_rel_name(view);
+    char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("incrementally maintained view \"%s\" has not been populated", name ? name : "?"),
-                    errhint("Use ivm.refresh_view('%s') to populate it.",
-                            name ? quote_identifier(name) : "?")));
+                    errmsg("incrementally maintained view %s has not been populated", name),
+                    errhint("Use ivm.refresh_view(%s) to populate it.", quote_literal_cstr(name))));
     PG_RETURN_NULL();
 }
 }

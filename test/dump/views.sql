@@ -1,0 +1,19 @@
+-- A database with one view of each kind, for the dump and restore test.
+CREATE EXTENSION ivm;
+CREATE TABLE emp (id int PRIMARY KEY, dept int, pay int, note text);
+CREATE TABLE dept (id int PRIMARY KEY, name text);
+INSERT INTO emp SELECT g, g % 4, g * 10, CASE WHEN g % 5 = 0 THEN NULL ELSE 'n' || g END FROM generate_series(1, 40) g;
+INSERT INTO dept VALUES (0, 'zero'), (1, 'one'), (2, 'two'), (3, NULL);
+CREATE TABLE edges (src int, dst int) PARTITION BY RANGE (src);
+CREATE TABLE edges_low PARTITION OF edges FOR VALUES FROM (MINVALUE) TO (20);
+CREATE TABLE edges_high PARTITION OF edges FOR VALUES FROM (20) TO (MAXVALUE);
+INSERT INTO edges SELECT g, g + 1 + g % 3 FROM generate_series(1, 30) g;
+CREATE SCHEMA "Reports";
+SET client_min_messages = warning;
+SELECT ivm.create_view('staff', 'SELECT e.id, d.name, e.pay FROM emp e JOIN dept d ON e.dept = d.id');
+SELECT ivm.create_view('"Reports"."Pay by dept"', 'SELECT name, count(*) AS n, sum(pay) AS total, avg(pay) AS mean FROM staff GROUP BY name');
+SELECT ivm.create_view('top_pay', 'SELECT dept, max(pay) AS top FROM emp GROUP BY dept HAVING count(*) > 1');
+SELECT ivm.create_view('unstaffed', 'SELECT id FROM dept EXCEPT SELECT dept FROM emp');
+SELECT ivm.create_view('reach', 'WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM edges UNION SELECT r.a, e.dst FROM r JOIN edges e ON r.b = e.src) SELECT a, b FROM r');
+SELECT ivm.create_view('paused', 'SELECT DISTINCT note FROM emp');
+SELECT ivm.refresh_view('paused', false);
