@@ -71,6 +71,35 @@ SELECT count(*) FROM partial;
 SELECT ivm.drop_view('partial');
 DROP TABLE big;
 
+-- min and max from partial state: kept as values come, recomputed for a
+-- group (only that one) when its extreme value goes
+CREATE TABLE reading (sensor int, site text, val int, label text);
+CREATE TABLE sensor (id int, site text);
+INSERT INTO sensor VALUES (1, 'a'), (2, 'a'), (3, 'b'), (NULL, 'c');
+INSERT INTO reading SELECT i % 3 + 1, NULL, i % 17, 'l' || (i % 5) FROM generate_series(1, 200) i;
+INSERT INTO reading VALUES (NULL, NULL, 99, NULL), (1, NULL, NULL, NULL);
+SELECT ivm.create_view('extremes', 'SELECT sensor, min(val) AS lo, max(val) AS hi, max(label) AS last, count(*) AS n FROM reading GROUP BY sensor');
+SELECT ivm.create_view('site_extremes', 'SELECT s.site, min(r.val) AS lo, max(r.val + s.id) AS hi FROM reading r JOIN sensor s ON r.sensor = s.id GROUP BY s.site');
+SELECT * FROM extremes ORDER BY sensor NULLS FIRST;
+SELECT sensor, __ivm_n2, __ivm_x2, __ivm_x3 FROM extremes__ivm_data ORDER BY sensor NULLS FIRST;
+INSERT INTO reading VALUES (2, NULL, 40, 'z');                -- a new maximum
+DELETE FROM reading WHERE sensor = 1 AND val = 16;              -- the maximum goes: recomputed
+UPDATE reading SET val = -1 WHERE sensor = 3 AND val = 5;       -- a new minimum, the old one stays
+UPDATE reading SET label = NULL WHERE sensor = 2;               -- every label of a group goes
+SELECT * FROM extremes ORDER BY sensor NULLS FIRST;
+SELECT ivm_check('extremes'), ivm_check('site_extremes');
+-- two tables in one statement: rows derived and taken back cancel out
+WITH gone AS (DELETE FROM reading WHERE val = 0 RETURNING sensor)
+INSERT INTO sensor SELECT DISTINCT sensor, 'd' FROM gone;  -- joins the rows that went
+UPDATE sensor SET site = 'b' WHERE id = 1;
+SELECT * FROM site_extremes ORDER BY site;
+SELECT ivm_check('extremes'), ivm_check('site_extremes');
+DELETE FROM reading WHERE sensor = 2;
+SELECT * FROM extremes WHERE sensor = 2;
+SELECT ivm_check('extremes'), ivm_check('site_extremes');
+SELECT ivm.drop_view('site_extremes'), ivm.drop_view('extremes');
+DROP TABLE reading, sensor;
+
 -- an aggregate over a recursive relation
 CREATE TABLE edge (src int, dst int);
 INSERT INTO edge VALUES (1, 2), (2, 3), (3, 1), (3, 4), (5, 6);

@@ -1,5 +1,7 @@
 #include "core/counting.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
 #include "core/tuples.hpp"
@@ -159,13 +161,30 @@ std::string full_query(const CountingView& view) {
 
 using Kind = CountingView::Partial::Kind;
 
-bool has_argument(Kind kind) { return kind == Kind::Count || kind == Kind::Sum || kind == Kind::Avg; }
+bool has_extreme(Kind kind) { return kind == Kind::Min || kind == Kind::Max; }
+bool has_argument(Kind kind) { return kind == Kind::Count || kind == Kind::Sum || kind == Kind::Avg || has_extreme(kind); }
 bool has_sum(Kind kind) { return kind == Kind::Sum || kind == Kind::Avg; }
+std::string extreme_aggregate(Kind kind) { return kind == Kind::Min ? "pg_catalog.min" : "pg_catalog.max"; }
 
 // Partial state: per group, the change of the row count and of each
 // aggregate's non-NULL count and sum.
-std::string partial_delta(const CountingView& view, const std::string& rows) {
+std::string partial_delta(const CountingView& view, const std::string& signed_rows) {
     const std::string keys = tuples::columns(view.group_keys, "");
+    std::string rows = signed_rows;
+    if (std::any_of(view.partial.begin(), view.partial.end(), [](const auto& p) { return has_extreme(p.kind); })) {
+        // The extremes of what came and went need rows netted first: the
+        // terms of a two-table change can derive a row once and take it back.
+        std::vector<std::string> cols{keys};
+        for (std::size_t k = 0; k < view.partial.size(); ++k) {
+            if (!has_argument(view.partial[k].kind)) continue;
+            const std::string arg = "__ivm_arg" + std::to_string(k + 1);
+            cols.push_back(view.partial[k].kind == Kind::Count ? "CASE WHEN " + arg + " IS NOT NULL THEN true END AS " + arg
+                                                               : arg);
+        }
+        rows = "SELECT " + sql::join(cols, ", ") + ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
+               ") __ivm_r GROUP BY " + sql::ordinals(cols.size() - 1 + view.group_keys.size()) +
+               " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
+    }
     std::vector<std::string> sums{"pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_dn"};
     std::vector<std::string> nonzero{"pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0"};
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
@@ -173,6 +192,14 @@ std::string partial_delta(const CountingView& view, const std::string& rows) {
         const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
         sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint AS __ivm_dn" + n);
         nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
+        if (has_extreme(view.partial[k].kind)) {
+            // The extremes of what came and of what went; an update that
+            // changes a value leaves the counts as they were.
+            const std::string agg = extreme_aggregate(view.partial[k].kind);
+            sums.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op(">") + "0) AS __ivm_dx" + n);
+            sums.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op("<") + "0) AS __ivm_rx" + n);
+            nonzero.push_back("pg_catalog.bool_or(" + arg + " IS NOT NULL)");
+        }
         if (!has_sum(view.partial[k].kind)) continue;
         sums.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt) AS __ivm_ds" + n);
         nonzero.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt)" + sql::op("<>") + "0");
@@ -196,6 +223,8 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
                 out.push_back("CASE WHEN " + n + sql::op(">") + "0 THEN (" + sum + sql::op("/") + n + "::numeric)::" + type +
                               " END");
                 break;
+            case Kind::Min:
+            case Kind::Max: out.push_back("__ivm_m.__ivm_x" + std::to_string(k + 1)); break;
         }
     }
     return out;
@@ -204,21 +233,48 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
 std::string partial_merge(const CountingView& view, const std::string& delta, bool replace) {
     std::vector<std::string> state{"COALESCE(__ivm_s.__ivm_count, 0)" + sql::op("+") + "__ivm_d.__ivm_dn AS __ivm_n"};
     std::vector<std::string> state_columns{"__ivm_count"}, state_values{"__ivm_m.__ivm_n"}, sets{"__ivm_count = __ivm_m.__ivm_n"};
+    std::vector<std::string> extremes, stale;  // min/max: the value, and whether it must be recomputed
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        if (!has_argument(view.partial[k].kind)) continue;
+        const Kind kind = view.partial[k].kind;
+        if (!has_argument(kind)) continue;
         const std::string n = std::to_string(k + 1);
-        const bool sum = has_sum(view.partial[k].kind);
+        const bool sum = has_sum(kind);
         state.push_back("COALESCE(__ivm_s.__ivm_n" + n + ", 0)" + sql::op("+") + "__ivm_d.__ivm_dn" + n + " AS __ivm_n" + n);
         if (sum)
             state.push_back("COALESCE(__ivm_s.__ivm_s" + n + ", 0)" + sql::op("+") + "COALESCE(__ivm_d.__ivm_ds" + n +
                             ", 0) AS __ivm_s" + n);
-        for (const char* c : {"__ivm_n", "__ivm_s"}) {
+        if (has_extreme(kind)) {
+            // A value that went and was the extreme (or beyond it, equal
+            // under the type's order) leaves the group to be recomputed.
+            const std::string old_x = "__ivm_s.__ivm_x" + n, gone = "__ivm_d.__ivm_rx" + n;
+            const std::string beyond = sql::op(kind == Kind::Max ? ">=" : "<=");
+            state.push_back("COALESCE(" + gone + beyond + old_x + ", false) AS __ivm_stale" + n);
+            state.push_back(std::string(kind == Kind::Max ? "GREATEST" : "LEAST") + "(" + old_x + ", __ivm_d.__ivm_dx" + n +
+                            ") AS __ivm_cx" + n);
+            stale.push_back("__ivm_p.__ivm_stale" + n);
+            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN __ivm_p.__ivm_stale" + n +
+                               " THEN (SELECT __ivm_f." + view.columns[k].name + " FROM __ivm_f WHERE " +
+                               tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p",
+                                            tuples::Key::Computed) +
+                               ") ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
+        }
+        for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x"}) {
             if (!sum && std::string(c) == "__ivm_s") continue;
+            if (!has_extreme(kind) && std::string(c) == "__ivm_x") continue;
             state_columns.push_back(c + n);
             state_values.push_back(std::string("__ivm_m.") + c + n);
             sets.push_back(c + n + " = __ivm_m." + c + n);
         }
     }
+    // The groups whose min or max went, recomputed from their rows now.
+    const std::string fixes =
+        extremes.empty() ? std::string()
+                         : ", __ivm_f AS MATERIALIZED (SELECT __ivm_q.* FROM (" + full_query(view) +
+                               ") __ivm_q WHERE EXISTS (SELECT 1 FROM __ivm_p WHERE (" + sql::join(stale, " OR ") + ") AND " +
+                               tuples::same(view.group_keys, "__ivm_p", tuples::Key::Computed, "__ivm_q",
+                                            tuples::Key::Computed) +
+                               "))";
+    const std::string with_extremes = extremes.empty() ? "" : ", " + sql::join(extremes, ", ");
     const std::vector<std::string> outputs = partial_outputs(view);
     std::vector<std::string> all_columns, all_values;
     for (std::size_t k = 0; k < view.columns.size(); ++k) {
@@ -239,9 +295,9 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
                                                                tuples::Key::Computed);
     const std::string empty = "__ivm_m.__ivm_n" + sql::op("=") + "0";
     return "WITH " + std::string(replace ? "__ivm_gone AS (DELETE FROM " + view.storage + " RETURNING 1), " : "") +
-           "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_m AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
-           sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match +
-           "), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
+           "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_p AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
+           sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ")" + fixes +
+           ", __ivm_m AS MATERIALIZED (SELECT __ivm_p.*" + with_extremes + " FROM __ivm_p), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
            "__ivm_m.__ivm_tid AND " + empty + " RETURNING 1), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
            sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +
            " RETURNING 1), __ivm_ins AS (INSERT INTO " + view.storage + " (" + sql::join(all_columns, ", ") + ") SELECT " +
@@ -394,6 +450,7 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (has_argument(view.partial[k].kind)) columns += ", __ivm_n" + std::to_string(k + 1) + " bigint NOT NULL";
         if (has_sum(view.partial[k].kind)) columns += ", __ivm_s" + std::to_string(k + 1) + " numeric";
+        if (has_extreme(view.partial[k].kind)) columns += ", __ivm_x" + std::to_string(k + 1) + " " + view.columns[k].type;
     }
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");

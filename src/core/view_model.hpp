@@ -63,13 +63,15 @@ struct CountingView {
     std::string full_template;
 
     // Partial state: when every output column is a group key or count(*),
-    // count(x), sum(x) or avg(x) over integers (GROUP BY, no
-    // HAVING), the storage keeps per group the row count (__ivm_count) and
-    // per aggregate k the count of non-NULL arguments (__ivm_n<k>) and their
-    // sum (__ivm_s<k>); a delta updates them and recomputes the outputs, and
-    // the template then also outputs each argument as __ivm_arg<k>.
+    // count(x), sum(x) or avg(x) over integers, min(x) or max(x) (GROUP BY,
+    // no HAVING), the storage keeps per group the row count (__ivm_count) and
+    // per aggregate k the count of non-NULL arguments (__ivm_n<k>), their
+    // sum (__ivm_s<k>) or their minimum or maximum (__ivm_x<k>); a delta
+    // updates them and recomputes the outputs, and the template then also
+    // outputs each argument as __ivm_arg<k>.  A min or max whose value was
+    // deleted is recomputed from the group's rows (only that group's).
     struct Partial {
-        enum class Kind { Key, CountStar, Count, Sum, Avg } kind = Kind::Key;
+        enum class Kind { Key, CountStar, Count, Sum, Avg, Min, Max } kind = Kind::Key;
         std::size_t key = 0;   // Kind::Key: which group key the column shows
     };
     std::vector<Partial> partial;  // one per output column; empty: recompute groups

@@ -487,6 +487,10 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
                 if (n == "count") p.kind = Kind::Count, ok = true;
                 else if (n == "sum" && exact) p.kind = Kind::Sum, ok = true;
                 else if (n == "avg" && exact) p.kind = Kind::Avg, ok = true;
+                // Kept while values come; recomputed for the group when its
+                // extreme value goes.
+                else if (n == "min" && type == agg->aggtype) p.kind = Kind::Min, ok = true;
+                else if (n == "max" && type == agg->aggtype) p.kind = Kind::Max, ok = true;
             }
         }
         if (!ok) return {};

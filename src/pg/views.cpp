@@ -162,7 +162,7 @@ void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
                "its recursive relation is stored in " + n.recursive);
     else
         notice("view " + n.view + " is maintained by counting, as its query is not recursive" +
-               (!a.model.partial.empty() ? "; its aggregates are kept from partial state (counts and sums per group)"
+               (!a.model.partial.empty() ? "; its aggregates are kept from partial state per group"
                 : a.model.aggregate ? "; the groups a change touches are recomputed" : ""));
     if (new_storage) notice("created storage table " + n.storage + ", indexed on its tuples' hash key");
 }

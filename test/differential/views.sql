@@ -32,7 +32,8 @@ SELECT ivm.create_view('dt_over_join', 'SELECT d, count(*) AS n, sum(a) AS sa FR
 SELECT ivm.create_view('dt_over_distinct', 'SELECT c, d FROM dt_distinct WHERE d IS NOT NULL UNION ALL SELECT c, NULL FROM dt_project');
 SELECT ivm.create_view('dt_over_rec', 'WITH RECURSIVE r(x, y) AS (SELECT x, y FROM dt_tc WHERE x < 5 UNION SELECT r.x, t.y FROM r JOIN dt_tc t ON r.y = t.x) SELECT x, y FROM r');
 SELECT ivm.create_view('dt_over_except', 'SELECT b FROM dt_except_all UNION ALL SELECT d FROM dt_except');
--- aggregates kept from partial state (count, sum, avg over integers), and a numeric avg (recomputed)
+-- aggregates kept from partial state (count, sum, avg over integers, min, max), and a numeric avg (recomputed)
 SELECT ivm.create_view('dt_partial', 'SELECT b, count(*) AS n, count(c) AS nc, sum(a) AS sa, avg(a) AS aa FROM r GROUP BY b');
 SELECT ivm.create_view('dt_partial_join', 'SELECT s.d, sum(r.a * s.d) AS w, count(r.c) AS nc, avg(r.a::numeric / 3) AS q FROM r JOIN s ON r.b = s.b GROUP BY s.d');
+SELECT ivm.create_view('dt_extremes', 'SELECT s.d, min(r.a) AS lo, max(r.c) AS hi, max(r.a + s.d) AS top, count(*) AS n FROM r JOIN s ON r.b = s.b GROUP BY s.d');
 SELECT ivm.create_view('dt_partial_over', 'SELECT x, count(*) AS n, sum(y) AS sy FROM dt_tc GROUP BY x');
