@@ -245,10 +245,12 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
                             ", 0) AS __ivm_s" + n);
         if (has_extreme(kind)) {
             // A value that went and was the extreme (or beyond it, equal
-            // under the type's order) leaves the group to be recomputed.
-            const std::string old_x = "__ivm_s.__ivm_x" + n, gone = "__ivm_d.__ivm_rx" + n;
+            // under the type's order) leaves the group to be recomputed,
+            // unless a value that came reaches the old extreme.
+            const std::string old_x = "__ivm_s.__ivm_x" + n, gone = "__ivm_d.__ivm_rx" + n, came = "__ivm_d.__ivm_dx" + n;
             const std::string beyond = sql::op(kind == Kind::Max ? ">=" : "<=");
-            state.push_back("COALESCE(" + gone + beyond + old_x + ", false) AS __ivm_stale" + n);
+            state.push_back("COALESCE(" + gone + beyond + old_x + " AND NOT COALESCE(" + came + beyond + old_x +
+                            ", false), false) AS __ivm_stale" + n);
             state.push_back(std::string(kind == Kind::Max ? "GREATEST" : "LEAST") + "(" + old_x + ", __ivm_d.__ivm_dx" + n +
                             ") AS __ivm_cx" + n);
             stale.push_back("__ivm_p.__ivm_stale" + n);
