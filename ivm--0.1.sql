@@ -95,7 +95,8 @@ CREATE FUNCTION ivm.refuse_direct_change() RETURNS trigger
     AS 'MODULE_PATHNAME', 'ivm_refuse_direct_change' LANGUAGE C;
 
 -- DDL event triggers: DROP TABLE ... CASCADE, DROP VIEW, partitions and
--- children coming and going, row-level security (see src/pg/ddl_events.cpp).
+-- children coming and going, redefined plain views, row-level security
+-- (see src/pg/ddl_events.cpp).
 CREATE FUNCTION ivm.on_sql_drop() RETURNS event_trigger
     AS 'MODULE_PATHNAME', 'ivm_on_sql_drop' LANGUAGE C;
 CREATE FUNCTION ivm.on_ddl_command_end() RETURNS event_trigger
@@ -103,5 +104,5 @@ CREATE FUNCTION ivm.on_ddl_command_end() RETURNS event_trigger
 CREATE EVENT TRIGGER ivm_sql_drop ON sql_drop
     EXECUTE FUNCTION ivm.on_sql_drop();
 CREATE EVENT TRIGGER ivm_ddl_command_end ON ddl_command_end
-    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE TRIGGER')
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE TRIGGER', 'CREATE VIEW')
     EXECUTE FUNCTION ivm.on_ddl_command_end();

@@ -2,7 +2,7 @@
 -- construct; bad input gets PostgreSQL's own error; nothing is created.
 CREATE TABLE t (a int, b text, j json);
 CREATE TABLE u (a int, c int);
-CREATE VIEW plain AS SELECT a FROM t;
+CREATE VIEW plain AS SELECT a, count(*) AS n FROM t GROUP BY a;
 CREATE MATERIALIZED VIEW mat AS SELECT a FROM t;
 CREATE TABLE parted (a int) PARTITION BY RANGE (a);
 CREATE TABLE parent (a int);

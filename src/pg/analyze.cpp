@@ -4,6 +4,7 @@
 #include "core/sql_text.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/expand_views.hpp"
 #include "pg/maintain.hpp"
 
 #include <algorithm>
@@ -615,6 +616,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         if (!cte->cterecursive) throw unsupported("WITH RECURSIVE items that do not recurse");
         analyze_recursive(cte, recursive_storage, out);
     }
+    if (q->setOperations == nullptr) out.expanded_views = expand_plain_views(q);
     check_query_shape(q, cte != nullptr);
     if (q->setOperations == nullptr) check_expressions(q);
     out.model.storage = storage;
@@ -651,6 +653,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         }
         out.model.distinct = !*all;
         for (Query* arm : arms) {
+            for (Oid v : expand_plain_views(arm)) out.expanded_views.push_back(v);
             check_query_shape(arm);
             if (arm->setOperations != nullptr || arm->hasAggs || arm->groupClause != NIL || arm->havingQual != nullptr)
                 throw unsupported("aggregation and nested set operations in the arms of a UNION");

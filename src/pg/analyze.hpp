@@ -21,6 +21,7 @@ struct AnalyzedView {
     bool ignored_order_by = false;
     std::optional<RecursiveRelation> recursive;
     std::vector<Oid> recursive_base_oids;  // parallel to recursive->bases
+    std::vector<Oid> expanded_views;  // plain views expanded into the query
 };
 
 // Parses and analyzes the user's query as PostgreSQL would (42601, 42P01,

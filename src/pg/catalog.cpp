@@ -105,6 +105,16 @@ void set_populated(int32 view_id, bool populated) {
     });
 }
 
+void set_bases(int32 view_id, const std::vector<Oid>& bases) {
+    std::string array = "{";
+    for (std::size_t i = 0; i < bases.size(); ++i) array += (i ? "," : "") + std::to_string(bases[i]);
+    array += "}";
+    as_catalog_owner([&] {
+        spi::execute("UPDATE ivm.view_catalog SET base_relations = $2::oid[]::regclass[] WHERE view_id = $1::integer",
+                     {std::to_string(view_id), array});
+    });
+}
+
 Entry lookup(const char* name) {
     Oid relid = call([&] {
         List* names = textToQualifiedNameList(cstring_to_text(name));

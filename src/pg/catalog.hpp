@@ -27,6 +27,7 @@ int32 next_view_id();
 void insert(const Entry& entry);
 void remove(int32 view_id);
 void set_populated(int32 view_id, bool populated);
+void set_bases(int32 view_id, const std::vector<Oid>& bases);
 
 // The view named by a user's text argument, or 42P01 / 42809.
 Entry lookup(const char* name);

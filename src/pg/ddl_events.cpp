@@ -132,6 +132,29 @@ std::vector<Oid> with_ancestors(const std::vector<Oid>& tables) {
 }
 
 
+// CREATE OR REPLACE VIEW of a plain view expanded into ivm views: they
+// follow its new definition (or the statement is refused, if they cannot),
+// with their triggers moved to its new base tables, and are recomputed.
+void follow_redefined_views(const std::vector<Oid>& relations) {
+    std::vector<Oid> views;
+    for (Oid r : relations)
+        if (call([&] { return get_rel_relkind(r); }) == RELKIND_VIEW) views.push_back(r);
+    if (views.empty()) return;
+    for (const catalog::Entry& e : entries("true", "{}")) {
+        std::shared_ptr<ViewRuntime> view = runtime_for(e.view_id);  // analyzes the new definition
+        const AnalyzedView& a = view->analyzed;
+        if (std::none_of(views.begin(), views.end(), [&](Oid v) { return contains(a.expanded_views, v); })) continue;
+        std::vector<Oid> bases;
+        for (const std::vector<Oid>* list : {&a.base_oids, &a.recursive_base_oids})
+            for (Oid b : *list)
+                if (b != e.recursive_storage && !contains(bases, b)) bases.push_back(b);
+        for (Oid b : bases) refuse_row_security(b, view->owner);
+        catalog::set_bases(e.view_id, bases);
+        sync_base_triggers(e.view_id, &a, true);
+        refresh_because(e, "a view it reads was redefined");
+    }
+}
+
 void on_ddl_command_end() {
     const std::vector<spi::Row> commands = spi::query(
         "SELECT objid, command_tag, classid = 'pg_catalog.pg_trigger'::regclass FROM pg_catalog.pg_event_trigger_ddl_commands() "
@@ -150,6 +173,7 @@ void on_ddl_command_end() {
     if (our_trigger_created)  // pg_restore: a view's objects are back
         for (const catalog::Entry& e : entries("true", "{}")) record_dependencies(e);
     if (tables.empty()) return;
+    follow_redefined_views(tables);
     // The views that read the tables (or an ancestor), and those whose
     // triggers they carry (a child that left its parent).
     const std::string where =

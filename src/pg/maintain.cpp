@@ -184,7 +184,9 @@ int ViewRuntime::recursive_base_index(Oid relid) const {
 bool ViewRuntime::depends_on(Oid relid) const {
     return relid == entry.view || relid == entry.storage || relid == entry.query_view ||
            (relid == entry.recursive_storage && relid != InvalidOid) || base_index(relid) >= 0 ||
-           recursive_base_index(relid) >= 0;
+           recursive_base_index(relid) >= 0 ||
+           std::find(analyzed.expanded_views.begin(), analyzed.expanded_views.end(), relid) !=
+               analyzed.expanded_views.end();
 }
 
 std::shared_ptr<ViewRuntime> runtime_for(int32 view_id) {

@@ -1,0 +1,35 @@
+-- Plain PostgreSQL views in a view's query are expanded into it, as the
+-- rewriter would: maintenance works on their base tables.
+CREATE TABLE emp (id int, dept int, pay int);
+CREATE TABLE dept (id int, name text);
+INSERT INTO emp SELECT g, g % 3, g * 10 FROM generate_series(1, 12) g;
+INSERT INTO dept VALUES (0, 'zero'), (1, 'one'), (2, 'two');
+CREATE VIEW paid AS SELECT e.id, e.dept, e.pay * 2 AS double_pay FROM emp e WHERE e.pay > 20;
+CREATE VIEW staff AS SELECT p.id, d.name, p.double_pay FROM paid p JOIN dept d ON p.dept = d.id;  -- a view over a view
+CREATE VIEW same_id AS SELECT id, name FROM emp JOIN dept USING (id);
+SELECT ivm.create_view('pay_by_name', 'SELECT name, count(*) AS n, sum(double_pay) AS total, max(id) AS last FROM staff GROUP BY name');
+SELECT ivm.create_view('same_names', 'SELECT s.id, s.name, d.name AS other FROM same_id s, dept d WHERE d.id = (s.id + 1) % 3');
+SELECT ivm.create_view('mixed', 'SELECT id FROM paid UNION ALL SELECT id FROM same_id');
+-- the views' base tables are the tables under the plain views
+SELECT name, base_relations FROM ivm.views ORDER BY name::text;
+INSERT INTO dept VALUES (3, 'three'), (4, 'four');
+UPDATE emp SET pay = pay + 15 WHERE id % 2 = 0;
+UPDATE emp SET dept = 3 WHERE id = 9;
+DELETE FROM emp WHERE id = 4;
+DELETE FROM dept WHERE id = 1;
+SELECT * FROM pay_by_name ORDER BY name;
+SELECT ivm_check('pay_by_name'), ivm_check('same_names'), ivm_check('mixed');
+-- a plain view they read cannot be dropped; a new definition is followed
+DROP VIEW paid;
+CREATE OR REPLACE VIEW paid AS SELECT e.id, e.dept, e.pay * 3 AS double_pay FROM emp e WHERE e.pay > 50;
+SELECT * FROM pay_by_name ORDER BY name;
+INSERT INTO emp VALUES (20, 0, 500);
+SELECT ivm_check('pay_by_name'), ivm_check('same_names'), ivm_check('mixed');
+-- one that cannot be expanded is refused, and so is a redefinition to one
+CREATE VIEW per_dept AS SELECT dept, count(*) AS n FROM emp GROUP BY dept;
+SELECT ivm.create_view('x', 'SELECT * FROM per_dept');
+CREATE OR REPLACE VIEW paid AS SELECT DISTINCT e.id, e.dept, e.pay AS double_pay FROM emp e;
+SELECT pg_get_viewdef('paid');
+SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
+DROP VIEW per_dept, same_id, staff, paid;
+DROP TABLE emp, dept;
