@@ -81,7 +81,7 @@ INSERT INTO reading VALUES (NULL, NULL, 99, NULL), (1, NULL, NULL, NULL);
 SELECT ivm.create_view('extremes', 'SELECT sensor, min(val) AS lo, max(val) AS hi, max(label) AS last, count(*) AS n FROM reading GROUP BY sensor');
 SELECT ivm.create_view('site_extremes', 'SELECT s.site, min(r.val) AS lo, max(r.val + s.id) AS hi FROM reading r JOIN sensor s ON r.sensor = s.id GROUP BY s.site');
 SELECT * FROM extremes ORDER BY sensor NULLS FIRST;
-SELECT sensor, __ivm_n2, __ivm_x2, __ivm_x3 FROM extremes__ivm_data ORDER BY sensor NULLS FIRST;
+SELECT sensor, __ivm_n2, __ivm_x2, __ivm_xn2, __ivm_x3, __ivm_xn3 FROM extremes__ivm_data ORDER BY sensor NULLS FIRST;  -- the extremes and how many rows hold them
 INSERT INTO reading VALUES (2, NULL, 40, 'z');                -- a new maximum
 DELETE FROM reading WHERE sensor = 1 AND val = 16;              -- the maximum goes: recomputed
 UPDATE reading SET val = -1 WHERE sensor = 3 AND val = 5;       -- a new minimum, the old one stays

@@ -181,9 +181,24 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             cols.push_back(view.partial[k].kind == Kind::Count ? "CASE WHEN " + arg + " IS NOT NULL THEN true END AS " + arg
                                                                : arg);
         }
-        rows = "SELECT " + sql::join(cols, ", ") + ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
-               ") __ivm_r GROUP BY " + sql::ordinals(cols.size() - 1 + view.group_keys.size()) +
-               " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
+        const std::string netted_rows = "SELECT " + sql::join(cols, ", ") +
+                                        ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
+                                        ") __ivm_r GROUP BY " + sql::ordinals(cols.size() - 1 + view.group_keys.size()) +
+                                        " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
+        // Each row also carries its group's extreme among the rows that
+        // came (__ivm_wi<k>) and among those that went (__ivm_wd<k>), so
+        // that the rows at the extreme can be counted (ties matter: the
+        // extreme goes only with its last row).
+        std::vector<std::string> windows;
+        for (std::size_t k = 0; k < view.partial.size(); ++k) {
+            if (!has_extreme(view.partial[k].kind)) continue;
+            const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
+            const std::string agg = extreme_aggregate(view.partial[k].kind);
+            windows.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op(">") + "0) OVER __ivm_g AS __ivm_wi" + n);
+            windows.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op("<") + "0) OVER __ivm_g AS __ivm_wd" + n);
+        }
+        rows = "SELECT __ivm_w.*, " + sql::join(windows, ", ") + " FROM (" + netted_rows +
+               ") __ivm_w WINDOW __ivm_g AS (PARTITION BY " + keys + ")";
     }
     std::vector<std::string> sums{"pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_dn"};
     std::vector<std::string> nonzero{"pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0"};
@@ -196,8 +211,13 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             // The extremes of what came and of what went; an update that
             // changes a value leaves the counts as they were.
             const std::string agg = extreme_aggregate(view.partial[k].kind);
-            sums.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op(">") + "0) AS __ivm_dx" + n);
-            sums.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op("<") + "0) AS __ivm_rx" + n);
+            const std::string eq = sql::op("=");
+            sums.push_back(agg + "(__ivm_wi" + n + ") AS __ivm_dx" + n);
+            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + eq + "__ivm_wi" + n +
+                           "), 0)::bigint AS __ivm_dxn" + n);
+            sums.push_back(agg + "(__ivm_wd" + n + ") AS __ivm_rx" + n);
+            sums.push_back("COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE " + arg + eq + "__ivm_wd" + n +
+                           " AND __ivm_cnt" + sql::op("<") + "0), 0)::bigint AS __ivm_rxn" + n);
             nonzero.push_back("pg_catalog.bool_or(" + arg + " IS NOT NULL)");
         }
         if (!has_sum(view.partial[k].kind)) continue;
@@ -244,38 +264,56 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
             state.push_back("COALESCE(__ivm_s.__ivm_s" + n + ", 0)" + sql::op("+") + "COALESCE(__ivm_d.__ivm_ds" + n +
                             ", 0) AS __ivm_s" + n);
         if (has_extreme(kind)) {
-            // A value that went and was the extreme (or beyond it, equal
-            // under the type's order) leaves the group to be recomputed,
-            // unless a value that came reaches the old extreme.
-            const std::string old_x = "__ivm_s.__ivm_x" + n, gone = "__ivm_d.__ivm_rx" + n, came = "__ivm_d.__ivm_dx" + n;
-            const std::string beyond = sql::op(kind == Kind::Max ? ">=" : "<=");
-            state.push_back("COALESCE(" + gone + beyond + old_x + " AND NOT COALESCE(" + came + beyond + old_x +
-                            ", false), false) AS __ivm_stale" + n);
-            state.push_back(std::string(kind == Kind::Max ? "GREATEST" : "LEAST") + "(" + old_x + ", __ivm_d.__ivm_dx" + n +
-                            ") AS __ivm_cx" + n);
-            stale.push_back("__ivm_p.__ivm_stale" + n);
-            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN __ivm_p.__ivm_stale" + n +
-                               " THEN (SELECT __ivm_f." + view.columns[k].name + " FROM __ivm_f WHERE " +
-                               tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p",
-                                            tuples::Key::Computed) +
-                               ") ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
+            // The stored extreme and how many rows hold it: a value beyond
+            // it replaces it, one equal to it adds to its rows, rows at it
+            // that go take from them.  A group left with values but none
+            // known at the extreme is recomputed (__ivm_f).
+            const std::string x = "__ivm_s.__ivm_x" + n, xn = "COALESCE(__ivm_s.__ivm_xn" + n + ", 0)";
+            const std::string came = "__ivm_d.__ivm_dx" + n, came_n = "__ivm_d.__ivm_dxn" + n;
+            const std::string gone_at_x = "CASE WHEN __ivm_d.__ivm_rx" + n + sql::op("=") + x + " THEN __ivm_d.__ivm_rxn" + n +
+                                          " ELSE 0 END";
+            const std::string beyond = came + " IS NOT NULL AND (" + x + " IS NULL OR " + came +
+                                       sql::op(kind == Kind::Max ? ">" : "<") + x + ")";
+            state.push_back("CASE WHEN " + beyond + " THEN " + came + " ELSE " + x + " END AS __ivm_cx" + n);
+            state.push_back("CASE WHEN " + beyond + " THEN " + came_n + " WHEN " + came + sql::op("=") + x + " THEN " + xn +
+                            sql::op("+") + came_n + sql::op("-") + gone_at_x + " ELSE " + xn + sql::op("-") + gone_at_x +
+                            " END AS __ivm_cxn" + n);
+            const std::string lost = "__ivm_p.__ivm_cxn" + n + sql::op("<=") + "0";
+            stale.push_back("(" + lost + " AND __ivm_p.__ivm_n" + n + sql::op(">") + "0)");
+            const std::string fixed = [&](const std::string& column) {
+                return "(SELECT __ivm_f." + column + " FROM __ivm_f WHERE " +
+                       tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p", tuples::Key::Computed) + ")";
+            }("__ivm_dx" + n);
+            const std::string fixed_n = "(SELECT __ivm_f.__ivm_dxn" + n + " FROM __ivm_f WHERE " +
+                                        tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p",
+                                                     tuples::Key::Computed) + ")";
+            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN " + lost + " THEN " + fixed +
+                               " ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
+            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN 0 WHEN " + lost + " THEN " + fixed_n +
+                               " ELSE __ivm_p.__ivm_cxn" + n + " END AS __ivm_xn" + n);
         }
-        for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x"}) {
+        for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x", "__ivm_xn"}) {
             if (!sum && std::string(c) == "__ivm_s") continue;
-            if (!has_extreme(kind) && std::string(c) == "__ivm_x") continue;
+            if (!has_extreme(kind) && (std::string(c) == "__ivm_x" || std::string(c) == "__ivm_xn")) continue;
             state_columns.push_back(c + n);
             state_values.push_back(std::string("__ivm_m.") + c + n);
             sets.push_back(c + n + " = __ivm_m." + c + n);
         }
     }
-    // The groups whose min or max went, recomputed from their rows now.
+    // The partial state of the groups whose min or max went, recomputed
+    // from their rows as they are now.
+    const Block& block = view.blocks.at(0);
     const std::string fixes =
-        extremes.empty() ? std::string()
-                         : ", __ivm_f AS MATERIALIZED (SELECT __ivm_q.* FROM (" + full_query(view) +
-                               ") __ivm_q WHERE EXISTS (SELECT 1 FROM __ivm_p WHERE (" + sql::join(stale, " OR ") + ") AND " +
-                               tuples::same(view.group_keys, "__ivm_p", tuples::Key::Computed, "__ivm_q",
-                                            tuples::Key::Computed) +
-                               "))";
+        extremes.empty()
+            ? std::string()
+            : ", __ivm_f AS MATERIALIZED (" +
+                  partial_delta(view, "SELECT __ivm_q.* FROM (" + term_query(view, block, all_now(block)) +
+                                          ") __ivm_q WHERE EXISTS (SELECT 1 FROM __ivm_p WHERE (" + sql::join(stale, " OR ") +
+                                          ") AND " +
+                                          tuples::same(view.group_keys, "__ivm_p", tuples::Key::Computed, "__ivm_q",
+                                                       tuples::Key::Computed) +
+                                          ")") +
+                  ")";
     const std::string with_extremes = extremes.empty() ? "" : ", " + sql::join(extremes, ", ");
     const std::vector<std::string> outputs = partial_outputs(view);
     std::vector<std::string> all_columns, all_values;
@@ -452,7 +490,9 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (has_argument(view.partial[k].kind)) columns += ", __ivm_n" + std::to_string(k + 1) + " bigint NOT NULL";
         if (has_sum(view.partial[k].kind)) columns += ", __ivm_s" + std::to_string(k + 1) + " numeric";
-        if (has_extreme(view.partial[k].kind)) columns += ", __ivm_x" + std::to_string(k + 1) + " " + view.columns[k].type;
+        if (has_extreme(view.partial[k].kind))
+            columns += ", __ivm_x" + std::to_string(k + 1) + " " + view.columns[k].type + ", __ivm_xn" +
+                       std::to_string(k + 1) + " bigint NOT NULL";
     }
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");
