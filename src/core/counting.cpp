@@ -442,17 +442,23 @@ std::string refresh_delta_query(const CountingView& view) {
     return netted(view, sql::join(now, " UNION ALL ") + " UNION ALL " + stored);
 }
 
-std::string merge_statement(const CountingView& view, const std::string& counted_delta) {
+std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup) {
     if (!view.partial.empty()) return partial_merge(view, counted_delta, false);
     if (view.aggregate) return aggregate_merge(view, counted_delta);
     if (view.set_op != CountingView::SetOp::None) return set_op_merge(view, counted_delta);
     const std::string cols = output_columns(view, "");
     const std::string plus = sql::op("+");
-    return "WITH __ivm_d AS MATERIALIZED (" + counted_delta +
-           "), __ivm_m AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, "
-           "__ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " + view.storage +
-           " __ivm_s ON " +
-           tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Computed) +
+    const std::string match =
+        tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Computed);
+    // Per tuple only where there is a key to look up (an index scan).
+    const std::string stored =
+        lookup == Lookup::PerTuple && !tuples::key(view.columns, "").empty()
+            ? "SELECT __ivm_d.*, __ivm_s.__ivm_tid, __ivm_s.__ivm_old FROM __ivm_d LEFT JOIN LATERAL (SELECT "
+              "__ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM " + view.storage + " __ivm_s WHERE " +
+                  match + " LIMIT 1) __ivm_s ON true"
+            : "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " +
+                  view.storage + " __ivm_s ON " + match;
+    return "WITH __ivm_d AS MATERIALIZED (" + counted_delta + "), __ivm_m AS MATERIALIZED (" + stored +
            "), __ivm_del AS (DELETE FROM " + view.storage +
            " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND "
            "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0 RETURNING 1"

@@ -28,10 +28,16 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
 // holds: merging it makes the storage exact (refresh, and the first fill).
 std::string refresh_delta_query(const CountingView& view);
 
+// How a merge finds the stored tuples of the delta: with a join the
+// planner chooses (right for large deltas), or one index lookup per delta
+// tuple (for the plans kept for small base changes, which can still make
+// many view tuples change: the planner would hash the whole storage).
+enum class Lookup { Join, PerTuple };
+
 // One statement that merges a counted delta into the storage and returns
 // (view rows added, view rows removed, storage rows inserted, storage rows
 // deleted, tuples whose count would go below zero).
-std::string merge_statement(const CountingView& view, const std::string& counted_delta);
+std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup = Lookup::Join);
 
 // The statement that makes the storage exact, from refresh_delta_query.
 std::string refresh_statement(const CountingView& view);

@@ -251,8 +251,10 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         register_rows(counting::old_rows_relation(b), view.analyzed.base_oids[b], changes[b].old_rows);
     }
     Elevated e = enter(view);
-    MaintenanceResult result = run_merge(view, rows > large_delta_rows ? std::string() : key, [&] {
-        return counting::merge_statement(model, counting::delta_query(model, changed));
+    const bool small = rows <= large_delta_rows;
+    MaintenanceResult result = run_merge(view, small ? key : std::string(), [&] {
+        return counting::merge_statement(model, counting::delta_query(model, changed),
+                                         small ? counting::Lookup::PerTuple : counting::Lookup::Join);
     });
     leave(e);
     return result;
