@@ -1,5 +1,6 @@
--- Plain PostgreSQL views in a view's query are expanded into it, as the
--- rewriter would: maintenance works on their base tables.
+-- Plain PostgreSQL views, subqueries in FROM and WITH queries in a view's
+-- query are expanded into it, as the rewriter and the planner would:
+-- maintenance works on their base tables.
 CREATE TABLE emp (id int, dept int, pay int);
 CREATE TABLE dept (id int, name text);
 INSERT INTO emp SELECT g, g % 3, g * 10 FROM generate_series(1, 12) g;
@@ -30,6 +31,17 @@ CREATE VIEW per_dept AS SELECT dept, count(*) AS n FROM emp GROUP BY dept;
 SELECT ivm.create_view('x', 'SELECT * FROM per_dept');
 CREATE OR REPLACE VIEW paid AS SELECT DISTINCT e.id, e.dept, e.pay AS double_pay FROM emp e;
 SELECT pg_get_viewdef('paid');
+-- subqueries in FROM and WITH queries that are select-project-join are
+-- expanded the same way
+SELECT ivm.create_view('sub', 'SELECT s.id, s.name FROM (SELECT e.id, d.name FROM emp e JOIN dept d ON e.dept = d.id WHERE e.pay > 100) s WHERE s.id < 15');
+SELECT ivm.create_view('cte', 'WITH rich AS (SELECT id, dept FROM emp WHERE pay > 200), named AS (SELECT r.id, d.name FROM rich r, dept d WHERE r.dept = d.id) SELECT name, count(*) AS n FROM named GROUP BY name');
+UPDATE emp SET pay = pay * 2 WHERE id % 3 = 0;
+INSERT INTO emp VALUES (13, 2, 900), (14, 0, 150);
+DELETE FROM dept WHERE id = 2;
+SELECT * FROM cte ORDER BY name;
+SELECT ivm_check('sub'), ivm_check('cte');
+SELECT refused($$SELECT * FROM (SELECT dept, count(*) FROM emp GROUP BY dept) s$$);
+SELECT refused($$WITH d AS (SELECT DISTINCT dept FROM emp) SELECT * FROM d$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 DROP VIEW per_dept, same_id, staff, paid;
 DROP TABLE emp, dept;

@@ -103,7 +103,7 @@ SELECT refused($$WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION ALL
 SELECT ivm.create_view('x', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION ALL SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, y FROM tc');
 SELECT refused($$WITH RECURSIVE tc(x, n) AS (SELECT src, 1 FROM edge UNION SELECT tc.x, count(*) FROM tc JOIN edge ON tc.x = edge.src GROUP BY tc.x) SELECT x FROM tc$$);
 SELECT refused($$WITH RECURSIVE tc(x) AS (SELECT src FROM edge UNION SELECT edge.dst FROM tc JOIN edge ON tc.x = edge.src WHERE random() < 0.5) SELECT x FROM tc$$);
-SELECT refused($$WITH a AS (SELECT src FROM edge) SELECT src FROM a$$);
+SELECT refused($$WITH a AS (SELECT src FROM edge LIMIT 2) SELECT src FROM a$$);
 
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 SELECT relname FROM pg_class WHERE relname LIKE '%ivm_%' AND relnamespace = 'public'::regnamespace;

@@ -608,6 +608,8 @@ void union_arms(Query* q, Node* node, std::vector<Query*>& arms, std::optional<b
 AnalyzedView analyze_query(Query* q, const std::string& storage, const std::string& recursive_storage,
                            Oid recursive_storage_oid) {
     AnalyzedView out;
+    // Plain views, subqueries and WITH queries are expanded first.
+    if (q->setOperations == nullptr) out.expanded_views = expand_plain_views(q);
     CommonTableExpr* cte = nullptr;
     if (q->cteList != NIL) {
         if (!q->hasRecursive) throw unsupported("WITH");
@@ -616,7 +618,6 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         if (!cte->cterecursive) throw unsupported("WITH RECURSIVE items that do not recurse");
         analyze_recursive(cte, recursive_storage, out);
     }
-    if (q->setOperations == nullptr) out.expanded_views = expand_plain_views(q);
     check_query_shape(q, cte != nullptr);
     if (q->setOperations == nullptr) check_expressions(q);
     out.model.storage = storage;

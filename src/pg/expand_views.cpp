@@ -21,6 +21,43 @@ bool is_plain_view(const RangeTblEntry* rte) {
     return !catalog::find_by_view(relid).has_value();  // an ivm view is read through its storage
 }
 
+// A WITH query of q that a FROM item reads.
+CommonTableExpr* cte_of(Query* q, const RangeTblEntry* rte) {
+    if (rte->rtekind != RTE_CTE || rte->ctelevelsup != 0 || q->hasRecursive) return nullptr;
+    ListCell* lc;
+    foreach (lc, q->cteList) {
+        auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
+        if (strcmp(cte->ctename, rte->ctename) == 0) return cte;
+    }
+    return nullptr;
+}
+
+// What a FROM item expands into: a plain view's query, a subquery's, a
+// WITH query's (a copy), or nothing.
+Query* expansion_of(Query* q, const RangeTblEntry* rte, std::string& what) {
+    if (is_plain_view(rte)) {
+        const Oid relid = rte->relid;
+        what = "the view " + qualified_name(relid);
+        return call([&] {
+            Relation rel = table_open(relid, AccessShareLock);
+            Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
+            table_close(rel, AccessShareLock);
+            AcquireRewriteLocks(copy, true, false);
+            return copy;
+        });
+    }
+    if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr) {
+        what = "the subquery in FROM";
+        return call([&] { return static_cast<Query*>(copyObjectImpl(rte->subquery)); });
+    }
+    if (CommonTableExpr* cte = cte_of(q, rte)) {
+        what = std::string("the WITH query ") + cte->ctename;
+        if (cte->cterecursive || !IsA(cte->ctequery, Query)) return nullptr;
+        return call([&] { return static_cast<Query*>(copyObjectImpl(cte->ctequery)); });
+    }
+    return nullptr;
+}
+
 // The range table indexes of the FROM tree; false if it has a join other
 // than an inner one (left to the analysis to refuse).
 bool collect_refs(Node* node, std::vector<int>& refs) {
@@ -87,51 +124,73 @@ void flatten_inner_joins(Query* q, const std::vector<int>& refs) {
     }
 }
 
-std::string view_name(Oid relid) { return qualified_name(relid); }
-
-void refuse_unless_spj(const Query* v, Oid relid) {
+void refuse_unless_spj(const Query* v, const std::string& what) {
     const bool spj = v->commandType == CMD_SELECT && v->setOperations == nullptr && !v->hasAggs &&
                      v->groupClause == NIL && v->havingQual == nullptr && v->distinctClause == NIL &&
                      v->limitCount == nullptr && v->limitOffset == nullptr && !v->hasWindowFuncs &&
                      !v->hasTargetSRFs && v->cteList == NIL && !v->hasSubLinks && v->rowMarks == NIL &&
                      v->groupingSets == NIL;
     if (!spj)
-        throw unsupported("the view " + view_name(relid) + " as a base relation",
-                          "A plain view is expanded into the query; it must be a select-project-join query itself "
-                          "(no aggregates, DISTINCT, set operations, LIMIT or subqueries).");
+        throw unsupported(what + " as a base relation",
+                          "A view, subquery or WITH query is expanded into the query; it must be a "
+                          "select-project-join query itself (no aggregates, DISTINCT, set operations, LIMIT "
+                          "or subqueries in expressions).");
 }
 
+bool expand_once(Query* q, int depth, std::vector<Oid>& expanded);
+
+// Until nothing is left to expand: pulled-up WITH queries can read others.
 void expand(Query* q, int depth, std::vector<Oid>& expanded) {
+    while (expand_once(q, depth, expanded)) {
+    }
+    // WITH queries that were expanded wherever they were read go.
+    if (!q->hasRecursive) {
+        bool still_read = false;
+        ListCell* lc;
+        foreach (lc, q->rtable)
+            still_read |= static_cast<RangeTblEntry*>(lfirst(lc))->rtekind == RTE_CTE;
+        if (!still_read) q->cteList = NIL;
+    }
+}
+
+bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
     std::vector<int> refs;
-    if (!collect_refs(reinterpret_cast<Node*>(q->jointree), refs)) return;
-    std::vector<int> views;
-    for (int rti : refs)
-        if (is_plain_view(rt_fetch(rti, q->rtable))) views.push_back(rti);
-    if (views.empty()) return;
+    if (!collect_refs(reinterpret_cast<Node*>(q->jointree), refs)) return false;
+    std::vector<int> items;
+    for (int rti : refs) {
+        const RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+        if (is_plain_view(rte) || (rte->rtekind == RTE_SUBQUERY && !rte->lateral) || cte_of(q, rte) != nullptr)
+            items.push_back(rti);
+    }
+    if (items.empty()) return false;
     if (depth > max_depth) throw unsupported("views nested more than 32 deep");
     call([&] { flatten_inner_joins(q, refs); });
-    for (int rti : views) {
+    for (int rti : items) {
         RangeTblEntry* rte = rt_fetch(rti, q->rtable);
-        const Oid relid = rte->relid;
-        Query* v = call([&] {
-            Relation rel = table_open(relid, AccessShareLock);
-            Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
-            table_close(rel, AccessShareLock);
-            AcquireRewriteLocks(copy, true, false);
-            return copy;
-        });
-        refuse_unless_spj(v, relid);
+        std::string what;
+        Query* v = expansion_of(q, rte, what);
+        if (v == nullptr) throw unsupported(what + " as a base relation");
+        refuse_unless_spj(v, what);
         expand(v, depth + 1, expanded);
+        // WITH queries it reads from the level above are this level's
+        // once it is pulled up (a WITH query reading an earlier one).
+        ListCell* lc;
+        foreach (lc, v->rtable) {
+            auto* inner = static_cast<RangeTblEntry*>(lfirst(lc));
+            if (inner->rtekind != RTE_CTE) continue;
+            if (inner->ctelevelsup == 0) throw unsupported(what + ", which reads a WITH query of its own,");
+            inner->ctelevelsup -= 1;
+        }
         std::vector<int> inner_refs;
         if (!collect_refs(reinterpret_cast<Node*>(v->jointree), inner_refs))
-            throw unsupported("the view " + view_name(relid) + ", which has an outer join, as a base relation");
-        expanded.push_back(relid);
+            throw unsupported(what + ", which has an outer join, as a base relation");
+        if (is_plain_view(rte)) expanded.push_back(rte->relid);
         call([&] {
             flatten_inner_joins(v, inner_refs);
             const int offset = list_length(q->rtable);
             OffsetVarNodes(reinterpret_cast<Node*>(v), offset, 0);
             q->rtable = list_concat(q->rtable, v->rtable);
-            // The view's columns become its output expressions.
+            // The item's columns become its output expressions.
             auto replace = [&](Node* node) {
                 return ReplaceVarsFromTargetList(node, rti, 0, rte, v->targetList, REPLACEVARS_REPORT_ERROR, 0, nullptr);
             };
@@ -139,22 +198,29 @@ void expand(Query* q, int depth, std::vector<Oid>& expanded) {
             q->jointree->quals = replace(q->jointree->quals);
             q->havingQual = replace(q->havingQual);
             // Its FROM items take its place, its condition joins the WHERE.
-            List* items = NIL;
+            List* from = NIL;
             ListCell* lc;
             foreach (lc, q->jointree->fromlist) {
                 auto* ref = static_cast<RangeTblRef*>(lfirst(lc));
                 if (ref->rtindex == rti)
-                    items = list_concat(items, v->jointree->fromlist);
+                    from = list_concat(from, v->jointree->fromlist);
                 else
-                    items = lappend(items, ref);
+                    from = lappend(from, ref);
             }
-            q->jointree->fromlist = items;
+            q->jointree->fromlist = from;
             if (v->jointree->quals != nullptr)
-                q->jointree->quals = q->jointree->quals == nullptr
-                                         ? v->jointree->quals
-                                         : make_and_qual(q->jointree->quals, v->jointree->quals);
+                q->jointree->quals = q->jointree->quals == nullptr ? v->jointree->quals
+                                                                   : make_and_qual(q->jointree->quals, v->jointree->quals);
+            // The entry stays in the range table, out of the FROM tree.
+            if (rte->rtekind == RTE_CTE || rte->rtekind == RTE_SUBQUERY) {
+                rte->rtekind = RTE_RESULT;
+                rte->subquery = nullptr;
+                rte->eref = makeAlias(rte->eref->aliasname, NIL);
+                rte->alias = nullptr;
+            }
         });
     }
+    return true;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Plain PostgreSQL views read by a view's query are expanded into it, as
-// the rewriter would, so that maintenance works on their base tables.
+// Plain PostgreSQL views, subqueries in FROM and WITH queries read by a
+// view's query are expanded into it, as the rewriter and the planner's
+// pull-up would, so that maintenance works on their base tables.
 #pragma once
 #include "pg/pg.hpp"
 
@@ -7,13 +8,13 @@
 
 namespace ivm::pg {
 
-// Replaces every plain (not ivm) view in the FROM tree of a
-// select-project-join query by its own FROM items and WHERE condition, and
-// the references to its columns by its output expressions; the views must
-// themselves be select-project-join queries (0A000 otherwise).  When there
-// is a view to expand, the query's inner joins are flattened into one list
-// with the join conditions in WHERE.  Returns the views expanded (nested
-// ones too).  Modifies q.
+// Replaces every plain (not ivm) view, subquery and WITH query in the FROM
+// tree of a select-project-join query by its own FROM items and WHERE
+// condition, and the references to its columns by its output expressions;
+// they must themselves be select-project-join queries (0A000 otherwise).
+// When there is one to expand, the query's inner joins are flattened into
+// one list with the join conditions in WHERE.  Returns the plain views
+// expanded (nested ones too).  Modifies q.
 std::vector<Oid> expand_plain_views(Query* q);
 
 }  // namespace ivm::pg

@@ -40,3 +40,6 @@ SELECT ivm.create_view('dt_partial_over', 'SELECT x, count(*) AS n, sum(y) AS sy
 -- a plain view expanded into the query (recreated with the tables)
 CREATE VIEW dt_plain_rs AS SELECT r.a, r.c, s.d FROM r JOIN s USING (b) WHERE r.a IS DISTINCT FROM 3;
 SELECT ivm.create_view('dt_over_plain', 'SELECT p.d, count(*) AS n, max(p.a) AS hi FROM dt_plain_rs p JOIN t ON p.d = t.d GROUP BY p.d');
+-- a subquery in FROM and WITH queries, expanded into the query
+SELECT ivm.create_view('dt_subquery', 'SELECT q.a, q.d, t.e FROM (SELECT r.a, s.d FROM r, s WHERE r.b = s.b AND r.c IS NOT NULL) q JOIN t ON q.d = t.d');
+SELECT ivm.create_view('dt_with', 'WITH x AS (SELECT a, b FROM r WHERE a > 0), y AS (SELECT x.a, s.d FROM x JOIN s ON x.b = s.b) SELECT d, count(*) AS n, min(a) AS lo FROM y GROUP BY d');
