@@ -20,7 +20,11 @@ CREATE PROCEDURE ivm_dt.reset_tables() LANGUAGE plpgsql AS $$
 BEGIN
     DROP TABLE IF EXISTS public.r, public.s, public.t, public.g, public.g2, public.roots CASCADE;
     CREATE TABLE public.r (a int, b int, c text);
-    CREATE TABLE public.s (b int, d int);
+    -- s is partitioned: its partitions are written directly too
+    CREATE TABLE public.s (b int, d int) PARTITION BY HASH (b);
+    CREATE TABLE public.s_0 PARTITION OF public.s FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+    CREATE TABLE public.s_1 (d int, b int);  -- its columns in another order
+    ALTER TABLE public.s ATTACH PARTITION public.s_1 FOR VALUES WITH (MODULUS 2, REMAINDER 1);
     CREATE TABLE public.t (d int, e text);
     INSERT INTO public.r SELECT (random() * 6)::int, nullif((random() * 5)::int, 0),
                                 (ARRAY['x', 'y', NULL])[1 + (random() * 2)::int]
@@ -36,14 +40,14 @@ BEGIN
     INSERT INTO public.g SELECT (random() * 6)::int, (random() * 6)::int FROM generate_series(1, 8);
     INSERT INTO public.g2 SELECT (random() * 6)::int, (random() * 6)::int FROM generate_series(1, 4);
     INSERT INTO public.roots VALUES (0), (3);
-    ANALYZE public.r, public.s, public.t, public.g, public.g2, public.roots;
+    ANALYZE public.r, public.s, public.s_0, public.s_1, public.t, public.g, public.g2, public.roots;
 END $$;
 
 -- One random statement: single-table DML of every kind, statements that
 -- change two tables at once (writable CTEs), no-op updates, truncates.
 CREATE FUNCTION ivm_dt.random_statement() RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-    k int := floor(random() * 34)::int;
+    k int := floor(random() * 36)::int;
 BEGIN
     RETURN CASE k
     -- edges of the graphs
@@ -59,6 +63,9 @@ BEGIN
     WHEN 31 THEN format('WITH x AS (DELETE FROM g2 WHERE b = %s RETURNING *) INSERT INTO g SELECT a, b FROM x', ivm_dt.val(7, 0))
     WHEN 32 THEN ivm_dt.pick(format('INSERT INTO roots VALUES (%s)', ivm_dt.val(7, 0)), format('DELETE FROM roots WHERE n = %s', ivm_dt.val(7, 0)), 'UPDATE g SET src = src', 'TRUNCATE g2')
     WHEN 33 THEN ivm_dt.pick('TRUNCATE g', format('WITH x AS (UPDATE roots SET n = n + 1 RETURNING *) DELETE FROM g WHERE src IN (SELECT n FROM x)'), format('INSERT INTO g SELECT dst, src FROM g WHERE src = %s', ivm_dt.val(7, 0)))
+    -- partitions of s, directly
+    WHEN 34 THEN format('UPDATE s_%s SET d = %s WHERE d IS DISTINCT FROM %s', (random())::int, ivm_dt.val(4), ivm_dt.val(4, 0))
+    WHEN 35 THEN format('DELETE FROM s_%s WHERE d = %s', (random())::int, ivm_dt.val(4, 0))
     WHEN 0 THEN format('INSERT INTO r VALUES (%s, %s, %L)', ivm_dt.val(6), ivm_dt.val(5), ivm_dt.pick('x', 'y', 'z', NULL))
     WHEN 1 THEN format('INSERT INTO r SELECT a, b, c FROM r WHERE a = %s', ivm_dt.val(6, 0))
     WHEN 2 THEN format('INSERT INTO s VALUES (%s, %s), (%s, %s)', ivm_dt.val(5), ivm_dt.val(4), ivm_dt.val(5), ivm_dt.val(4))
