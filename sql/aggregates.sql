@@ -48,6 +48,17 @@ INSERT INTO sale VALUES (1, 'pen', 3, 2);
 TRUNCATE shop;
 SELECT * FROM totals;
 SELECT ivm_check('totals'), ivm_check('by_city');
+-- kept from partial state: created over no rows, and truncated
+SELECT __ivm_count, __ivm_n2, __ivm_s2 FROM totals__ivm_data;
+CREATE TABLE nothing (v int);
+SELECT ivm.create_view('nothing_total', 'SELECT count(*) AS n, sum(v) AS s, avg(v) AS a, min(v) AS lo FROM nothing');
+SELECT * FROM nothing_total;
+INSERT INTO nothing VALUES (4), (NULL), (6);
+SELECT * FROM nothing_total;
+TRUNCATE nothing;
+SELECT * FROM nothing_total;
+SELECT ivm.drop_view('nothing_total');
+DROP TABLE nothing;
 
 -- count, sum and avg over integers are kept from partial state: a change
 -- updates the group's counts and sums instead of reading the group again

@@ -77,11 +77,13 @@ std::string term_query(const CountingView& view, const Block& block, const std::
         for (const Column& c : view.columns) cast.push_back("CAST(__ivm_t." + c.name + " AS " + c.type + ") AS " + c.name);
         outputs = sql::join(cast, ", ");
     } else {
-        outputs = tuples::columns(view.aggregate ? view.group_keys : view.columns, "__ivm_t");
+        std::vector<std::string> out{tuples::columns(view.aggregate ? view.group_keys : view.columns, "__ivm_t")};
+        if (out[0].empty()) out.clear();  // no GROUP BY
         for (std::size_t k = 0; k < view.partial.size(); ++k)
             if (view.partial[k].kind != CountingView::Partial::Kind::Key &&
                 view.partial[k].kind != CountingView::Partial::Kind::CountStar)
-                outputs += ", __ivm_t.__ivm_arg" + std::to_string(k + 1);
+                out.push_back("__ivm_t.__ivm_arg" + std::to_string(k + 1));
+        outputs = sql::join(out, ", ");
     }
     const std::string tag = view.set_op == CountingView::SetOp::None ? "" : ", " + std::to_string(side) + " AS __ivm_side";
     return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (WITH " +
@@ -168,13 +170,14 @@ std::string extreme_aggregate(Kind kind) { return kind == Kind::Min ? "pg_catalo
 
 // Partial state: per group, the change of the row count and of each
 // aggregate's non-NULL count and sum.
-std::string partial_delta(const CountingView& view, const std::string& signed_rows) {
+std::string partial_delta(const CountingView& view, const std::string& signed_rows, bool whole = false) {
     const std::string keys = tuples::columns(view.group_keys, "");
     std::string rows = signed_rows;
     if (std::any_of(view.partial.begin(), view.partial.end(), [](const auto& p) { return has_extreme(p.kind); })) {
         // The extremes of what came and went need rows netted first: the
         // terms of a two-table change can derive a row once and take it back.
-        std::vector<std::string> cols{keys};
+        std::vector<std::string> cols;
+        for (const Column& g : view.group_keys) cols.push_back(g.name);
         for (std::size_t k = 0; k < view.partial.size(); ++k) {
             if (!has_argument(view.partial[k].kind)) continue;
             const std::string arg = "__ivm_arg" + std::to_string(k + 1);
@@ -183,7 +186,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         }
         const std::string netted_rows = "SELECT " + sql::join(cols, ", ") +
                                         ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
-                                        ") __ivm_r GROUP BY " + sql::ordinals(cols.size() - 1 + view.group_keys.size()) +
+                                        ") __ivm_r GROUP BY " + sql::ordinals(cols.size()) +
                                         " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
         // Each row also carries its group's extreme among the rows that
         // came (__ivm_wi<k>) and among those that went (__ivm_wd<k>), so
@@ -197,10 +200,10 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             windows.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op(">") + "0) OVER __ivm_g AS __ivm_wi" + n);
             windows.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op("<") + "0) OVER __ivm_g AS __ivm_wd" + n);
         }
-        rows = "SELECT __ivm_w.*, " + sql::join(windows, ", ") + " FROM (" + netted_rows +
-               ") __ivm_w WINDOW __ivm_g AS (PARTITION BY " + keys + ")";
+        rows = "SELECT __ivm_w.*, " + sql::join(windows, ", ") + " FROM (" + netted_rows + ") __ivm_w WINDOW __ivm_g AS (" +
+               (keys.empty() ? "" : "PARTITION BY " + keys) + ")";
     }
-    std::vector<std::string> sums{"pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_dn"};
+    std::vector<std::string> sums{"COALESCE(pg_catalog.sum(__ivm_cnt), 0)::bigint AS __ivm_dn"};
     std::vector<std::string> nonzero{"pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0"};
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (!has_argument(view.partial[k].kind)) continue;
@@ -224,8 +227,12 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         sums.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt) AS __ivm_ds" + n);
         nonzero.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt)" + sql::op("<>") + "0");
     }
-    return "SELECT " + keys + ", " + sql::join(sums, ", ") + " FROM (" + rows + ") __ivm_u GROUP BY " +
-           sql::ordinals(view.group_keys.size()) + " HAVING " + sql::join(nonzero, " OR ");
+    // Without GROUP BY there is one group, whose row a whole computation
+    // always returns (count 0 over no rows).
+    const std::string grouping = keys.empty() ? "" : " GROUP BY " + sql::ordinals(view.group_keys.size());
+    const std::string changed = whole ? "" : " HAVING " + sql::join(nonzero, " OR ");
+    return "SELECT " + (keys.empty() ? "" : keys + ", ") + sql::join(sums, ", ") + " FROM (" + rows + ") __ivm_u" + grouping +
+           changed;
 }
 
 // The outputs of a group from its state in __ivm_m.
@@ -333,7 +340,8 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
     // A refresh starts from an empty storage (the old rows go in the same statement).
     const std::string match = replace ? "false" : tuples::same(view.group_keys, "__ivm_s", tuples::Key::Stored, "__ivm_d",
                                                                tuples::Key::Computed);
-    const std::string empty = "__ivm_m.__ivm_n" + sql::op("=") + "0";
+    // A group goes with its last row; the one row of a view without GROUP BY stays.
+    const std::string empty = view.group_keys.empty() ? "false" : "__ivm_m.__ivm_n" + sql::op("=") + "0";
     return "WITH " + std::string(replace ? "__ivm_gone AS (DELETE FROM " + view.storage + " RETURNING 1), " : "") +
            "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_p AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
            sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ")" + fixes +
@@ -420,7 +428,7 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
 std::string refresh_delta_query(const CountingView& view) {
     if (!view.partial.empty()) {  // all the rows there are now, into an emptied storage
         const Block& block = view.blocks.at(0);
-        return partial_delta(view, term_query(view, block, all_now(block)));
+        return partial_delta(view, term_query(view, block, all_now(block)), true);
     }
     if (view.aggregate) {  // every group there is, or was
         if (view.group_keys.empty()) return "SELECT 1 AS __ivm_any";

@@ -63,8 +63,8 @@ struct CountingView {
     std::string full_template;
 
     // Partial state: when every output column is a group key or count(*),
-    // count(x), sum(x) or avg(x) over integers, min(x) or max(x) (GROUP BY,
-    // no HAVING), the storage keeps per group the row count (__ivm_count) and
+    // count(x), sum(x) or avg(x) over integers, min(x) or max(x) (with or
+    // without GROUP BY, no HAVING), the storage keeps per group the row count (__ivm_count) and
     // per aggregate k the count of non-NULL arguments (__ivm_n<k>), their
     // sum (__ivm_s<k>) or their minimum or maximum (__ivm_x<k>); a delta
     // updates them and recomputes the outputs, and the template then also

@@ -454,7 +454,7 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
     using Kind = CountingView::Partial::Kind;
     std::vector<CountingView::Partial> partial;
     std::vector<Expr*> arguments;
-    if (keys.empty() || q->havingQual != nullptr) return {};
+    if (q->havingQual != nullptr) return {};
     ListCell* lc;
     foreach (lc, q->targetList) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));

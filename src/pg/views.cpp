@@ -164,7 +164,10 @@ void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
         notice("view " + n.view + " is maintained by counting, as its query is not recursive" +
                (!a.model.partial.empty() ? "; its aggregates are kept from partial state per group"
                 : a.model.aggregate ? "; the groups a change touches are recomputed" : ""));
-    if (new_storage) notice("created storage table " + n.storage + ", indexed on its tuples' hash key");
+    const CountingView& m = a.model;
+    const bool keyed = !tuples::key(m.aggregate ? m.group_keys : m.columns, "").empty();
+    if (new_storage)
+        notice("created storage table " + n.storage + (keyed ? ", indexed on its tuples' hash key" : ""));
 }
 
 // The views that read this one (through its storage).
