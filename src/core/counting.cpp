@@ -287,17 +287,15 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
                             " END AS __ivm_cxn" + n);
             const std::string lost = "__ivm_p.__ivm_cxn" + n + sql::op("<=") + "0";
             stale.push_back("(" + lost + " AND __ivm_p.__ivm_n" + n + sql::op(">") + "0)");
-            const std::string fixed = [&](const std::string& column) {
+            // The group's value recomputed (__ivm_f holds a recomputed delta).
+            auto recomputed = [&](const std::string& column) {
                 return "(SELECT __ivm_f." + column + " FROM __ivm_f WHERE " +
                        tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p", tuples::Key::Computed) + ")";
-            }("__ivm_dx" + n);
-            const std::string fixed_n = "(SELECT __ivm_f.__ivm_dxn" + n + " FROM __ivm_f WHERE " +
-                                        tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p",
-                                                     tuples::Key::Computed) + ")";
-            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN " + lost + " THEN " + fixed +
-                               " ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
-            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN 0 WHEN " + lost + " THEN " + fixed_n +
-                               " ELSE __ivm_p.__ivm_cxn" + n + " END AS __ivm_xn" + n);
+            };
+            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN " + lost + " THEN " +
+                               recomputed("__ivm_dx" + n) + " ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
+            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN 0 WHEN " + lost + " THEN " +
+                               recomputed("__ivm_dxn" + n) + " ELSE __ivm_p.__ivm_cxn" + n + " END AS __ivm_xn" + n);
         }
         for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x", "__ivm_xn"}) {
             if (!sum && std::string(c) == "__ivm_s") continue;

@@ -120,6 +120,62 @@ TEST(CountingMerge, UnhashableColumnsStayOutOfTheKey) {
     EXPECT_EQ(ddl[0].find("__ivm_key"), std::string::npos);
 }
 
+TEST(CountingMerge, PerTupleLookupOnlyWithAKey) {
+    using ivm::counting::Lookup;
+    std::string sql = ivm::counting::merge_statement(join_view(), "SELECT 1", Lookup::PerTuple);
+    EXPECT_NE(sql.find("LEFT JOIN LATERAL (SELECT __ivm_s.ctid AS __ivm_tid"), std::string::npos);
+    EXPECT_NE(sql.find("LIMIT 1) __ivm_s ON true"), std::string::npos);
+    EXPECT_EQ(ivm::counting::merge_statement(join_view(), "SELECT 1").find("LATERAL"), std::string::npos);
+    CountingView v = join_view();
+    v.columns[0].hashable = v.columns[1].hashable = false;  // no key: a lookup per tuple would scan
+    EXPECT_EQ(ivm::counting::merge_statement(v, "SELECT 1", Lookup::PerTuple).find("LATERAL"), std::string::npos);
+}
+
+// SELECT [g,] count(*), max(x) FROM r [GROUP BY g], kept from partial state.
+CountingView extreme_view(bool grouped) {
+    using Kind = CountingView::Partial::Kind;
+    CountingView v;
+    v.storage = "public.m__ivm_data";
+    v.aggregate = true;
+    v.bases = {"public.r"};
+    if (grouped) {
+        v.columns.push_back({"g", "OPERATOR(pg_catalog.=)", true, "integer"});
+        v.group_keys = {{"__ivm_gk1", "OPERATOR(pg_catalog.=)", true, "integer"}};
+        v.partial.push_back({Kind::Key, 0});
+    }
+    v.columns.push_back({"n", "OPERATOR(pg_catalog.=)", true, "bigint"});
+    v.columns.push_back({"top", "OPERATOR(pg_catalog.=)", true, "integer"});
+    v.partial.push_back({Kind::CountStar, 0});
+    v.partial.push_back({Kind::Max, 0});
+    v.blocks = {{{Source{0, false}}, "SELECT r.x AS __ivm_arg" + std::to_string(v.partial.size()) + ", r.__ivm_cnt AS __ivm_c1 FROM __ivm_src_1 r"}};
+    return v;
+}
+
+TEST(CountingPartial, MaxKeepsItsValueAndHowManyRowsHoldIt) {
+    CountingView v = extreme_view(true);
+    std::string sql = ivm::counting::merge_statement(v, ivm::counting::delta_query(v, {true}));
+    // the extreme of what came and of what went, from netted rows, per group
+    EXPECT_NE(sql.find("OVER __ivm_g AS __ivm_wi3"), std::string::npos);
+    EXPECT_NE(sql.find("WINDOW __ivm_g AS (PARTITION BY __ivm_gk1)"), std::string::npos);
+    // a group is recomputed only when no row is left at its extreme
+    EXPECT_NE(sql.find("__ivm_p.__ivm_cxn3 OPERATOR(pg_catalog.<=) 0 AND __ivm_p.__ivm_n3 OPERATOR(pg_catalog.>) 0"),
+              std::string::npos);
+    auto ddl = ivm::counting::storage_ddl(v, "public.m__ivm_query");
+    EXPECT_NE(ddl[0].find("__ivm_x3 integer, __ivm_xn3 bigint NOT NULL"), std::string::npos);
+}
+
+TEST(CountingPartial, WithoutGroupByTheOneRowStays) {
+    CountingView v = extreme_view(false);
+    std::string sql = ivm::counting::merge_statement(v, ivm::counting::delta_query(v, {true}));
+    EXPECT_NE(sql.find("WINDOW __ivm_g AS ()"), std::string::npos);
+    EXPECT_NE(sql.find("AND false RETURNING 1"), std::string::npos);  // never deleted
+    // a refresh computes the row also over no input: no HAVING
+    std::string refresh = ivm::counting::refresh_statement(v);
+    const std::size_t delta_end = refresh.find("), __ivm_p AS");
+    ASSERT_NE(delta_end, std::string::npos);
+    EXPECT_EQ(refresh.substr(0, delta_end).rfind(" __ivm_u HAVING"), std::string::npos);
+}
+
 TEST(CountingStorage, KeyIsIndexed) {
     auto ddl = ivm::counting::storage_ddl(join_view(), "public.v__ivm_query");
     ASSERT_EQ(ddl.size(), 2u);
