@@ -166,14 +166,37 @@ using Kind = CountingView::Partial::Kind;
 bool has_extreme(Kind kind) { return kind == Kind::Min || kind == Kind::Max; }
 bool has_argument(Kind kind) { return kind == Kind::Count || kind == Kind::Sum || kind == Kind::Avg || has_extreme(kind); }
 bool has_sum(Kind kind) { return kind == Kind::Sum || kind == Kind::Avg; }
-std::string extreme_aggregate(Kind kind) { return kind == Kind::Min ? "pg_catalog.min" : "pg_catalog.max"; }
+using Partial = CountingView::Partial;
+
+// Aggregates that keep an extreme and how many rows hold it: min and max
+// of their argument, a numeric sum or avg the largest scale of its.
+bool tracks(const Partial& p) { return has_extreme(p.kind) || (has_sum(p.kind) && p.numeric); }
+std::string tracked_value(const Partial& p, std::size_t k) {
+    const std::string arg = "__ivm_arg" + std::to_string(k + 1);
+    return has_extreme(p.kind) ? arg : "pg_catalog.scale(" + arg + ")";
+}
+bool tracks_max(const Partial& p) { return p.kind != Kind::Min; }
+std::string extreme_aggregate(const Partial& p) { return tracks_max(p) ? "pg_catalog.max" : "pg_catalog.min"; }
+std::string tracked_type(const CountingView& view, std::size_t k) {
+    return has_extreme(view.partial[k].kind) ? view.columns[k].type : "integer";
+}
+
+// Numeric sums count NaN and the infinities apart from the finite sum.
+struct Special {
+    const char* column;  // in the storage
+    const char* delta;   // its change, in the delta
+    const char* value;
+};
+constexpr Special specials[] = {{"__ivm_nan", "__ivm_dnan", "'NaN'"},
+                                {"__ivm_pinf", "__ivm_dpinf", "'Infinity'"},
+                                {"__ivm_ninf", "__ivm_dninf", "'-Infinity'"}};
 
 // Partial state: per group, the change of the row count and of each
 // aggregate's non-NULL count and sum.
 std::string partial_delta(const CountingView& view, const std::string& signed_rows, bool whole = false) {
     const std::string keys = tuples::columns(view.group_keys, "");
     std::string rows = signed_rows;
-    if (std::any_of(view.partial.begin(), view.partial.end(), [](const auto& p) { return has_extreme(p.kind); })) {
+    if (std::any_of(view.partial.begin(), view.partial.end(), [](const auto& p) { return tracks(p); })) {
         // The extremes of what came and went need rows netted first: the
         // terms of a two-table change can derive a row once and take it back.
         std::vector<std::string> cols;
@@ -194,11 +217,11 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         // extreme goes only with its last row).
         std::vector<std::string> windows;
         for (std::size_t k = 0; k < view.partial.size(); ++k) {
-            if (!has_extreme(view.partial[k].kind)) continue;
-            const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
-            const std::string agg = extreme_aggregate(view.partial[k].kind);
-            windows.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op(">") + "0) OVER __ivm_g AS __ivm_wi" + n);
-            windows.push_back(agg + "(" + arg + ") FILTER (WHERE __ivm_cnt" + sql::op("<") + "0) OVER __ivm_g AS __ivm_wd" + n);
+            if (!tracks(view.partial[k])) continue;
+            const std::string value = tracked_value(view.partial[k], k), n = std::to_string(k + 1);
+            const std::string agg = extreme_aggregate(view.partial[k]);
+            windows.push_back(agg + "(" + value + ") FILTER (WHERE __ivm_cnt" + sql::op(">") + "0) OVER __ivm_g AS __ivm_wi" + n);
+            windows.push_back(agg + "(" + value + ") FILTER (WHERE __ivm_cnt" + sql::op("<") + "0) OVER __ivm_g AS __ivm_wd" + n);
         }
         rows = "SELECT __ivm_w.*, " + sql::join(windows, ", ") + " FROM (" + netted_rows + ") __ivm_w WINDOW __ivm_g AS (" +
                (keys.empty() ? "" : "PARTITION BY " + keys) + ")";
@@ -210,22 +233,32 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
         sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint AS __ivm_dn" + n);
         nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
-        if (has_extreme(view.partial[k].kind)) {
+        const Partial& p = view.partial[k];
+        if (tracks(p)) {
             // The extremes of what came and of what went; an update that
             // changes a value leaves the counts as they were.
-            const std::string agg = extreme_aggregate(view.partial[k].kind);
+            const std::string agg = extreme_aggregate(p), value = tracked_value(p, k);
             const std::string eq = sql::op("=");
             sums.push_back(agg + "(__ivm_wi" + n + ") AS __ivm_dx" + n);
-            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + eq + "__ivm_wi" + n +
+            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + value + eq + "__ivm_wi" + n +
                            "), 0)::bigint AS __ivm_dxn" + n);
             sums.push_back(agg + "(__ivm_wd" + n + ") AS __ivm_rx" + n);
-            sums.push_back("COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE " + arg + eq + "__ivm_wd" + n +
+            sums.push_back("COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE " + value + eq + "__ivm_wd" + n +
                            " AND __ivm_cnt" + sql::op("<") + "0), 0)::bigint AS __ivm_rxn" + n);
             nonzero.push_back("pg_catalog.bool_or(" + arg + " IS NOT NULL)");
         }
-        if (!has_sum(view.partial[k].kind)) continue;
-        sums.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt) AS __ivm_ds" + n);
-        nonzero.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt)" + sql::op("<>") + "0");
+        if (!has_sum(p.kind)) continue;
+        if (!p.numeric) {
+            sums.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt) AS __ivm_ds" + n);
+            nonzero.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt)" + sql::op("<>") + "0");
+            continue;
+        }
+        // NaN and the infinities have no scale: the finite sum leaves them out.
+        sums.push_back("pg_catalog.sum(" + arg + sql::op("*") + "__ivm_cnt) FILTER (WHERE pg_catalog.scale(" + arg +
+                       ") IS NOT NULL) AS __ivm_ds" + n);
+        for (const Special& sp : specials)
+            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + sql::op("=") + sp.value +
+                           "::numeric), 0)::bigint AS " + sp.delta + n);
     }
     // Without GROUP BY there is one group, whose row a whole computation
     // always returns (count 0 over no rows).
@@ -245,11 +278,23 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
             case Kind::Key: out.push_back("__ivm_m.__ivm_gk" + std::to_string(view.partial[k].key + 1)); break;
             case Kind::CountStar: out.push_back("__ivm_m.__ivm_n"); break;
             case Kind::Count: out.push_back(n); break;
-            case Kind::Sum: out.push_back("CASE WHEN " + n + sql::op(">") + "0 THEN " + sum + "::" + type + " END"); break;
-            case Kind::Avg:
-                out.push_back("CASE WHEN " + n + sql::op(">") + "0 THEN (" + sum + sql::op("/") + n + "::numeric)::" + type +
-                              " END");
+            case Kind::Sum:
+            case Kind::Avg: {
+                std::string value = view.partial[k].numeric
+                                        ? "pg_catalog.round(" + sum + ", COALESCE(__ivm_m.__ivm_x" + std::to_string(k + 1) + ", 0))"
+                                        : sum;
+                if (view.partial[k].kind == Kind::Avg) value = "(" + value + sql::op("/") + n + "::numeric)";
+                if (view.partial[k].numeric) {
+                    // As PostgreSQL: NaN wins, and infinities of both signs make NaN.
+                    const std::string c = std::to_string(k + 1), gt0 = sql::op(">") + "0";
+                    value = "CASE WHEN __ivm_m.__ivm_nan" + c + gt0 + " OR (__ivm_m.__ivm_pinf" + c + gt0 +
+                            " AND __ivm_m.__ivm_ninf" + c + gt0 + ") THEN 'NaN'::numeric WHEN __ivm_m.__ivm_pinf" + c + gt0 +
+                            " THEN 'Infinity'::numeric WHEN __ivm_m.__ivm_ninf" + c + gt0 + " THEN '-Infinity'::numeric ELSE " +
+                            value + " END";
+                }
+                out.push_back("CASE WHEN " + n + sql::op(">") + "0 THEN (" + value + ")::" + type + " END");
                 break;
+            }
             case Kind::Min:
             case Kind::Max: out.push_back("__ivm_m.__ivm_x" + std::to_string(k + 1)); break;
         }
@@ -270,7 +315,16 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
         if (sum)
             state.push_back("COALESCE(__ivm_s.__ivm_s" + n + ", 0)" + sql::op("+") + "COALESCE(__ivm_d.__ivm_ds" + n +
                             ", 0) AS __ivm_s" + n);
-        if (has_extreme(kind)) {
+        const bool special = sum && view.partial[k].numeric;
+        if (special)
+            for (const Special& sp : specials) {
+                const std::string c = sp.column + n;
+                state.push_back("COALESCE(__ivm_s." + c + ", 0)" + sql::op("+") + "__ivm_d." + sp.delta + n + " AS " + c);
+                state_columns.push_back(c);
+                state_values.push_back("__ivm_m." + c);
+                sets.push_back(c + " = __ivm_m." + c);
+            }
+        if (tracks(view.partial[k])) {
             // The stored extreme and how many rows hold it: a value beyond
             // it replaces it, one equal to it adds to its rows, rows at it
             // that go take from them.  A group left with values but none
@@ -280,7 +334,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
             const std::string gone_at_x = "CASE WHEN __ivm_d.__ivm_rx" + n + sql::op("=") + x + " THEN __ivm_d.__ivm_rxn" + n +
                                           " ELSE 0 END";
             const std::string beyond = came + " IS NOT NULL AND (" + x + " IS NULL OR " + came +
-                                       sql::op(kind == Kind::Max ? ">" : "<") + x + ")";
+                                       sql::op(tracks_max(view.partial[k]) ? ">" : "<") + x + ")";
             state.push_back("CASE WHEN " + beyond + " THEN " + came + " ELSE " + x + " END AS __ivm_cx" + n);
             state.push_back("CASE WHEN " + beyond + " THEN " + came_n + " WHEN " + came + sql::op("=") + x + " THEN " + xn +
                             sql::op("+") + came_n + sql::op("-") + gone_at_x + " ELSE " + xn + sql::op("-") + gone_at_x +
@@ -299,7 +353,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
         }
         for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x", "__ivm_xn"}) {
             if (!sum && std::string(c) == "__ivm_s") continue;
-            if (!has_extreme(kind) && (std::string(c) == "__ivm_x" || std::string(c) == "__ivm_xn")) continue;
+            if (!tracks(view.partial[k]) && (std::string(c) == "__ivm_x" || std::string(c) == "__ivm_xn")) continue;
             state_columns.push_back(c + n);
             state_values.push_back(std::string("__ivm_m.") + c + n);
             sets.push_back(c + n + " = __ivm_m." + c + n);
@@ -502,9 +556,11 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (has_argument(view.partial[k].kind)) columns += ", __ivm_n" + std::to_string(k + 1) + " bigint NOT NULL";
         if (has_sum(view.partial[k].kind)) columns += ", __ivm_s" + std::to_string(k + 1) + " numeric";
-        if (has_extreme(view.partial[k].kind))
-            columns += ", __ivm_x" + std::to_string(k + 1) + " " + view.columns[k].type + ", __ivm_xn" +
+        if (tracks(view.partial[k]))
+            columns += ", __ivm_x" + std::to_string(k + 1) + " " + tracked_type(view, k) + ", __ivm_xn" +
                        std::to_string(k + 1) + " bigint NOT NULL";
+        if (has_sum(view.partial[k].kind) && view.partial[k].numeric)
+            for (const Special& sp : specials) columns += std::string(", ") + sp.column + std::to_string(k + 1) + " bigint NOT NULL";
     }
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");

@@ -73,6 +73,12 @@ struct CountingView {
     struct Partial {
         enum class Kind { Key, CountStar, Count, Sum, Avg, Min, Max } kind = Kind::Key;
         std::size_t key = 0;   // Kind::Key: which group key the column shows
+        // Sum, Avg over numeric: the result's display scale is the largest
+        // scale among the group's values, kept like a max (of scale(x), in
+        // __ivm_x<k>), and NaN and infinities are counted apart
+        // (__ivm_nan<k>, __ivm_pinf<k>, __ivm_ninf<k>), as PostgreSQL's own
+        // moving aggregate does.
+        bool numeric = false;
     };
     std::vector<Partial> partial;  // one per output column; empty: recompute groups
 };

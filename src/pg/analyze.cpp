@@ -482,9 +482,10 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
             } else if (catalog && plain && list_length(agg->args) == 1) {
                 argument = static_cast<TargetEntry*>(linitial(agg->args))->expr;
                 const Oid type = exprType(reinterpret_cast<Node*>(argument));
-                // Integers only: a numeric sum's display scale is the largest
-                // its inputs had, which removing rows cannot undo.
-                const bool exact = type == INT2OID || type == INT4OID || type == INT8OID;
+                // Integers and numeric (whose display scale is kept like a
+                // max); floating point sums depend on the order of the rows.
+                const bool exact = type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
+                p.numeric = type == NUMERICOID;
                 if (n == "count") p.kind = Kind::Count, ok = true;
                 else if (n == "sum" && exact) p.kind = Kind::Sum, ok = true;
                 else if (n == "avg" && exact) p.kind = Kind::Avg, ok = true;

@@ -25,7 +25,7 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                         "is maintained by counting from the relation's changes");
     else if (!model.partial.empty())
         lines.push_back("algorithm: counting: the query is not recursive; its aggregates are count, sum and avg "
-                        "over integers, min and max, so each group keeps its row count and per aggregate the count "
+                        "over integers or numeric, min and max, so each group keeps its row count and per aggregate the count "
                         "and the sum or the extreme of its arguments (__ivm_n<k>, __ivm_s<k>, __ivm_x<k>), which a "
                         "change updates; a group whose min or max value goes is recomputed");
     else if (model.aggregate)

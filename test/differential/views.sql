@@ -43,3 +43,5 @@ SELECT ivm.create_view('dt_over_plain', 'SELECT p.d, count(*) AS n, max(p.a) AS 
 -- a subquery in FROM and WITH queries, expanded into the query
 SELECT ivm.create_view('dt_subquery', 'SELECT q.a, q.d, t.e FROM (SELECT r.a, s.d FROM r, s WHERE r.b = s.b AND r.c IS NOT NULL) q JOIN t ON q.d = t.d');
 SELECT ivm.create_view('dt_with', 'WITH x AS (SELECT a, b FROM r WHERE a > 0), y AS (SELECT x.a, s.d FROM x JOIN s ON x.b = s.b) SELECT d, count(*) AS n, min(a) AS lo FROM y GROUP BY d');
+-- numeric sum and avg from partial state, with values of several scales
+SELECT ivm.create_view('dt_numeric', 'SELECT b, sum(round(a::numeric / 4, b)) AS s, avg(round(a::numeric / 3, a % 3)) AS m, count(*) AS n FROM r GROUP BY b');
