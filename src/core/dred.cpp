@@ -177,18 +177,32 @@ std::string apply_statement(const RecursiveRelation& r) {
            "(SELECT pg_catalog.count(*) FROM __ivm_added)";
 }
 
-std::string refresh_statement(const RecursiveRelation& r) {
+std::string full_query(const RecursiveRelation& r) {
+    return "SELECT " + tuples::columns(r.columns, "__ivm_f") + with_key(r, "__ivm_f") + " FROM (" + r.definition +
+           ") __ivm_f";
+}
+
+namespace {
+
+// Deletes from the storage what `full` (a relation or CTE with R's columns
+// and key) lacks, inserts what it has more.
+std::string replace_from(const RecursiveRelation& r, const std::string& prefix, const std::string& full) {
     const std::string cols = tuples::columns(r.columns, "");
-    return "WITH __ivm_full AS MATERIALIZED (SELECT " + tuples::columns(r.columns, "__ivm_f") +
-           with_key(r, "__ivm_f") + " FROM (" + r.definition + ") __ivm_f), __ivm_gone AS (DELETE FROM " +
-           r.storage + " __ivm_t WHERE NOT EXISTS (SELECT 1 FROM __ivm_full WHERE " +
-           tuples::same(r.columns, "__ivm_full", Key::Stored, "__ivm_t", Key::Stored) +
+    return prefix + "__ivm_gone AS (DELETE FROM " + r.storage + " __ivm_t WHERE NOT EXISTS (SELECT 1 FROM " + full +
+           " __ivm_full WHERE " + tuples::same(r.columns, "__ivm_full", Key::Stored, "__ivm_t", Key::Stored) +
            ") RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
-           tuples::columns(r.columns, "__ivm_full") + " FROM __ivm_full WHERE NOT EXISTS (SELECT 1 FROM " +
-           r.storage + " __ivm_t WHERE " +
-           tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_full", Key::Stored) +
+           tuples::columns(r.columns, "__ivm_full") + " FROM " + full + " __ivm_full WHERE NOT EXISTS (SELECT 1 FROM " +
+           r.storage + " __ivm_t WHERE " + tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_full", Key::Stored) +
            ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
            "(SELECT pg_catalog.count(*) FROM __ivm_added)";
+}
+
+}  // namespace
+
+std::string replace_statement(const RecursiveRelation& r) { return replace_from(r, "WITH ", full_relation); }
+
+std::string refresh_statement(const RecursiveRelation& r) {
+    return replace_from(r, "WITH __ivm_all AS MATERIALIZED (" + full_query(r) + "), ", "__ivm_all");
 }
 
 std::vector<std::string> storage_ddl(const RecursiveRelation& r) {

@@ -61,6 +61,12 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
 std::string apply_statement(const RecursiveRelation& r);
 // Makes the stored R equal to its definition evaluated now; returns (deleted, inserted).
 std::string refresh_statement(const RecursiveRelation& r);
+// The same in two steps, so that the second is planned knowing the size of
+// the first: R evaluated in full (with __ivm_key), kept as full_relation;
+// then the statement making the storage equal to it.
+inline constexpr const char* full_relation = "ivm_dred_full";
+std::string full_query(const RecursiveRelation& r);
+std::string replace_statement(const RecursiveRelation& r);
 
 // Storage of R: its columns, a hash key (indexed), and an index per column
 // for the joins of the rules.

@@ -288,16 +288,31 @@ namespace {
 // Runs a query (with the given snapshot, or the current one) and keeps its
 // rows as the ephemeral relation `name`, shaped like the recursive
 // relation's storage table (its columns, then __ivm_key).
-uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapshot snapshot) {
+// The sets passed between DRed's steps, ended when the steps are done: a
+// large one spills to a temporary file, which must not outlive them.
+// Maintenance nests (a DRed view over another), so each run ends only the
+// sets it made, those past the mark it took.
+std::vector<Tuplestorestate*> kept_sets;
+
+void end_kept_sets(std::size_t mark) {
+    while (kept_sets.size() > mark) {
+        Tuplestorestate* store = kept_sets.back();
+        kept_sets.pop_back();
+        call([&] { tuplestore_end(store); });
+    }
+}
+
+uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapshot snapshot, uint64 limit = 0) {
     const char* text = sql != nullptr ? sql->c_str() : nullptr;
     uint64 rows = 0;
+    Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
+    kept_sets.push_back(store);
     int rc = call([&] {
-        Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
         if (text != nullptr) {
             SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
             if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
             int result = SPI_execute_snapshot(plan, nullptr, nullptr, snapshot, InvalidSnapshot,
-                                              snapshot != InvalidSnapshot, false, 0);
+                                              snapshot != InvalidSnapshot, false, static_cast<long>(limit));
             if (result != SPI_OK_SELECT) elog(ERROR, "DRed step failed: %s", SPI_result_code_string(result));
             for (uint64 i = 0; i < SPI_processed; ++i) tuplestore_puttuple(store, SPI_tuptable->vals[i]);
             rows = SPI_processed;
@@ -325,6 +340,19 @@ MaintenanceResult run_recursive_statement(const std::string& sql) {
     return result;
 }
 
+// Recomputes R: evaluated in full first, so that replacing the storage's
+// contents is planned knowing how many tuples there are.
+MaintenanceResult recompute_relation(const RecursiveRelation& rel, Oid storage) {
+    const std::size_t mark = kept_sets.size();
+    const std::string full = dred::full_query(rel);
+    keep_rows_as(dred::full_relation, storage, &full, InvalidSnapshot);
+    MaintenanceResult result = run_recursive_statement(dred::replace_statement(rel));
+    // One SPI connection may recompute several relations (DDL events).
+    call([] { SPI_unregister_relation(dred::full_relation); });
+    end_kept_sets(mark);
+    return result;
+}
+
 }  // namespace
 
 MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
@@ -343,7 +371,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     lock_for_maintenance(view, storage, before, &missed);
     if (missed) {
         Elevated e = enter(view, storage);
-        MaintenanceResult result = run_recursive_statement(dred::refresh_statement(rel));
+        MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
         return result;
     }
@@ -353,19 +381,22 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         register_rows(counting::old_rows_relation(b), view.analyzed.recursive_base_oids[b], changes[b].old_rows);
     }
     Elevated e = enter(view, storage);
-    // 1. over-delete, against the state before the statement
+    const std::size_t mark = kept_sets.size();
+    // 1. over-delete, against the state before the statement.  An
+    // over-deletion of a large part of R costs more to rederive than R costs
+    // to recompute (DRed's known weak spot): it is stopped at that size (the
+    // recursive query runs lazily), and R is recomputed instead.
     const std::string overdelete = dred::overdelete_query(rel, changed);
-    const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before);
-    // An over-deletion of a large part of R costs more to rederive than R
-    // costs to recompute (DRed's known weak spot): then recompute instead.
-    if (deleted > 0) {
-        const int64 size = spi::query_int("SELECT GREATEST(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid",
-                                          {std::to_string(storage)});
-        if (static_cast<double>(deleted) > std::max(1000.0, static_cast<double>(size) * recompute_fraction)) {
-            MaintenanceResult result = run_recursive_statement(dred::refresh_statement(rel));
-            leave(e);
-            return result;
-        }
+    const int64 size = spi::query_int("SELECT GREATEST(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid",
+                                      {std::to_string(storage)});
+    const auto most = static_cast<uint64>(std::max(1000.0, static_cast<double>(size) * recompute_fraction));
+    const uint64 deleted =
+        keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before, most + 1);
+    if (deleted > most) {
+        MaintenanceResult result = recompute_relation(rel, storage);
+        leave(e);
+        end_kept_sets(mark);
+        return result;
     }
     // 2. rederive what still has a derivation
     const std::string rederive = dred::rederive_query(rel);
@@ -379,6 +410,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     MaintenanceResult result;
     if (deleted > 0 || derived > 0) result = run_recursive_statement(dred::apply_statement(rel));
     leave(e);
+    end_kept_sets(mark);  // their names go with the SPI connection
     return result;
 }
 
@@ -386,7 +418,7 @@ MaintenanceResult refresh_recursive(ViewRuntime& view) {
     const Oid storage = view.entry.recursive_storage;
     lock_for_maintenance(view, storage);
     Elevated e = enter(view, storage);
-    MaintenanceResult result = run_recursive_statement(dred::refresh_statement(*view.analyzed.recursive));
+    MaintenanceResult result = recompute_relation(*view.analyzed.recursive, storage);
     leave(e);
     return result;
 }
@@ -400,6 +432,8 @@ bool maintaining(Oid storage) { return !writing.empty() && writing.back().storag
 
 void reset_maintenance_state(SubTransactionId aborted) {
     while (!writing.empty() && writing.back().subxact >= aborted) writing.pop_back();
+    // The sets of an aborted maintenance went with its memory.
+    kept_sets.clear();
 }
 
 }  // namespace ivm::pg
