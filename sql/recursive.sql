@@ -109,3 +109,19 @@ SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 SELECT relname FROM pg_class WHERE relname LIKE '%ivm_%' AND relnamespace = 'public'::regnamespace;
 SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'ivm%';
 DROP TABLE edge, root, link, city;
+
+-- a deletion that over-deletes more than 500 tuples (but not enough to
+-- recompute) rederives them set at a time
+CREATE TABLE chain (src int, dst int);
+INSERT INTO chain SELECT g, g + 1 FROM generate_series(1, 59) g;
+INSERT INTO chain VALUES (29, 32), (10, 45);
+SELECT ivm.create_view('chain_tc', 'WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM chain UNION SELECT tc.src, c.dst FROM tc JOIN chain c ON tc.dst = c.src) SELECT src, dst FROM tc');
+SELECT count(*) FROM chain_tc;
+DELETE FROM chain WHERE src = 30 AND dst = 31;
+SELECT count(*) FROM chain_tc;
+SELECT ivm_check('chain_tc');
+DELETE FROM chain WHERE src = 29 AND dst = 32;
+SELECT count(*) FROM chain_tc;
+SELECT ivm_check('chain_tc');
+SELECT ivm.drop_view('chain_tc');
+DROP TABLE chain;

@@ -135,17 +135,24 @@ std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>
     return fixpoint(r, sql::join(seeds, " UNION "), recursive_rule(r) ? self_term(r) : "");
 }
 
-std::string rederive_query(const RecursiveRelation& r) {
+std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time) {
+    const std::string selected = "SELECT " + tuples::columns(r.columns, "__ivm_d") + with_key(r, "__ivm_d") + " FROM " +
+                                 deleted_relation + " __ivm_d WHERE ";
     std::vector<std::string> derivable;
     for (const Rule& rule : r.rules) {
         std::vector<Read> reads;
         for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? Read::Known : Read::Table);
-        // Column by column, so the equalities reach the rule's indexes.
-        derivable.push_back("EXISTS (SELECT 1 FROM (" + term(r, rule, reads) + ") __ivm_p WHERE " +
-                            tuples::equal(r.columns, "__ivm_p", "__ivm_d") + ")");
+        const std::string terms = "EXISTS (SELECT 1 FROM (" + term(r, rule, reads) + ") __ivm_p WHERE ";
+        if (set_at_a_time)
+            // By the key: a semi-join the planner can hash, each rule once.
+            derivable.push_back(selected + terms + tuples::same(r.columns, "__ivm_d", Key::Stored, "__ivm_p", Key::Computed) + ")");
+        else
+            // Column by column, so the equalities reach the rule's indexes.
+            derivable.push_back(terms + tuples::equal(r.columns, "__ivm_p", "__ivm_d") + ")");
     }
-    return "SELECT " + tuples::columns(r.columns, "__ivm_d") + with_key(r, "__ivm_d") + " FROM " +
-           deleted_relation + " __ivm_d WHERE " + sql::join(derivable, " OR ");
+    if (set_at_a_time && !tuples::key(r.columns, "").empty()) return sql::join(derivable, " UNION ");
+    if (set_at_a_time) return rederive_query(r, false);
+    return selected + sql::join(derivable, " OR ");
 }
 
 std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases) {

@@ -23,6 +23,9 @@ constexpr double large_delta_rows = 5000;
 // DRed recomputes the recursive relation instead of rederiving when the
 // over-deletion reaches this fraction of it (and at least 1000 tuples).
 constexpr double recompute_fraction = 0.05;
+// Up to this many over-deleted tuples are rederived one by one through
+// index lookups; more at once, each rule evaluated in one pass.
+constexpr uint64 rederive_tuple_by_tuple = 500;
 
 std::map<int32, std::shared_ptr<ViewRuntime>> runtimes;
 // Replaced runtimes whose kept plans may still be executing further up the
@@ -399,7 +402,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         return result;
     }
     // 2. rederive what still has a derivation
-    const std::string rederive = dred::rederive_query(rel);
+    const std::string rederive = dred::rederive_query(rel, deleted > rederive_tuple_by_tuple);
     const uint64 rederived =
         keep_rows_as(dred::rederived_relation, storage, deleted > 0 ? &rederive : nullptr, InvalidSnapshot);
     // 3. insert what the new tuples derive
