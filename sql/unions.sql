@@ -56,6 +56,27 @@ SELECT ivm_check('both_all'), ivm_check('both'), ivm_check('left_all'), ivm_chec
 TRUNCATE a;
 SELECT ivm_check('both_all'), ivm_check('both'), ivm_check('left_all'), ivm_check('left_only');
 
+-- a side of INTERSECT or EXCEPT may be a UNION [ALL] of arms (a UNION
+-- side counts each tuple once)
+CREATE TABLE d (x int);
+INSERT INTO a VALUES (1, 'p'), (1, 'p'), (2, 'q'), (NULL, NULL);
+INSERT INTO b VALUES (2, 'q'), (3, 'r'), (3, 'r'), (NULL, NULL);
+INSERT INTO d VALUES (1), (3), (3), (3), (NULL);
+SELECT ivm.create_view('either_not_d', 'SELECT x FROM a UNION SELECT x FROM b EXCEPT SELECT x FROM d');
+SELECT ivm.create_view('both_minus_d', 'SELECT x FROM a UNION ALL SELECT x FROM b EXCEPT ALL SELECT x FROM d');
+SELECT ivm.create_view('d_in_either', 'SELECT x FROM d INTERSECT ALL (SELECT x FROM a UNION SELECT x FROM b)');
+SELECT * FROM both_minus_d ORDER BY x;
+DELETE FROM d WHERE x = 3;
+INSERT INTO a VALUES (3, 's'), (4, 't');
+UPDATE b SET x = 1 WHERE x = 2;
+INSERT INTO d VALUES (4), (4), (NULL);
+SELECT * FROM both_minus_d ORDER BY x;
+SELECT ivm_check('either_not_d'), ivm_check('both_minus_d'), ivm_check('d_in_either');
+WITH moved AS (DELETE FROM a WHERE x = 1 RETURNING x) INSERT INTO d SELECT x FROM moved;
+SELECT ivm_check('either_not_d'), ivm_check('both_minus_d'), ivm_check('d_in_either');
+SELECT ivm.drop_view('either_not_d'), ivm.drop_view('both_minus_d'), ivm.drop_view('d_in_either');
+DROP TABLE d;
+
 -- refused
 SELECT refused($$SELECT x FROM a INTERSECT SELECT x FROM b EXCEPT SELECT x FROM a$$);
 SELECT refused($$SELECT x FROM a UNION SELECT x FROM b INTERSECT SELECT x FROM a$$);

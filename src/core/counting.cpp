@@ -102,7 +102,9 @@ std::string netted_sides(const CountingView& view, const std::string& tagged_uni
 }
 
 // How many times a tuple with l left and r right derivations is shown.
-std::string shown(const CountingView& view, const std::string& l, const std::string& r) {
+std::string shown(const CountingView& view, const std::string& left, const std::string& right) {
+    const std::string l = view.left_distinct ? "LEAST(" + left + ", 1)" : left;
+    const std::string r = view.right_distinct ? "LEAST(" + right + ", 1)" : right;
     switch (view.set_op) {
         case CountingView::SetOp::IntersectAll: return "LEAST(" + l + ", " + r + ")";
         case CountingView::SetOp::ExceptAll: return "GREATEST(" + l + sql::op("-") + r + ", 0)";
@@ -455,9 +457,8 @@ std::string old_rows_relation(std::size_t base) { return "ivm_old_" + std::to_st
 
 std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases) {
     std::vector<std::string> terms;
-    int side = 0;
     for (const Block& block : view.blocks) {
-        const int arm = side++;
+        const int arm = block.side;
         std::vector<std::size_t> changed;
         for (std::size_t k = 0; k < block.sources.size(); ++k)
             if (changed_bases.at(block.sources[k].base)) changed.push_back(k);
@@ -489,8 +490,7 @@ std::string refresh_delta_query(const CountingView& view) {
                view.storage;
     }
     std::vector<std::string> now;
-    int side = 0;
-    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), side++));
+    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
     if (view.set_op != CountingView::SetOp::None) {
         const std::string m = sql::op("-");
         now.push_back("SELECT " + output_columns(view, "") + ", (" + m + "__ivm_left)::bigint, 0 FROM " + view.storage);

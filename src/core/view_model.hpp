@@ -35,6 +35,7 @@ struct Source {
 struct Block {
     std::vector<Source> sources;
     std::string spj_template;
+    int side = 0;  // INTERSECT/EXCEPT: the arm it belongs to (0 left, 1 right)
 };
 
 // A view maintained by counting: a select-project-join query, or a UNION
@@ -51,6 +52,9 @@ struct CountingView {
     // and shows it as many times as the operation says.
     enum class SetOp { None, Intersect, IntersectAll, Except, ExceptAll };
     SetOp set_op = SetOp::None;
+    // An arm may be a UNION [ALL] of blocks; a UNION arm counts each tuple
+    // at most once.
+    bool left_distinct = false, right_distinct = false;
 
     // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per
     // group, one block.  Its template then outputs the group keys (as

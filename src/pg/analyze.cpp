@@ -639,22 +639,34 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         // UNION ALL adds the arms' counts; UNION shows each tuple once;
         // INTERSECT and EXCEPT of two arms keep both arms' counts.
         std::vector<Query*> arms;
+        std::vector<int> sides;  // of each arm
         std::optional<bool> all;
         auto* top = reinterpret_cast<SetOperationStmt*>(q->setOperations);
         if (top->op != SETOP_UNION) {
-            if (!IsA(top->larg, RangeTblRef) || !IsA(top->rarg, RangeTblRef))
-                throw unsupported("INTERSECT and EXCEPT over more than two arms");
             using SetOp = CountingView::SetOp;
             out.model.set_op = top->op == SETOP_INTERSECT ? (top->all ? SetOp::IntersectAll : SetOp::Intersect)
                                                           : (top->all ? SetOp::ExceptAll : SetOp::Except);
-            arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(top->larg)->rtindex, q->rtable)->subquery);
-            arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(top->rarg)->rtindex, q->rtable)->subquery);
+            // Each side is one arm or a UNION [ALL] of arms.
+            int side = 0;
+            for (Node* node : {top->larg, top->rarg}) {
+                std::optional<bool> side_all;
+                if (IsA(node, SetOperationStmt) && reinterpret_cast<SetOperationStmt*>(node)->op != SETOP_UNION)
+                    throw unsupported("INTERSECT and EXCEPT nested in each other");
+                const std::size_t before = arms.size();
+                union_arms(q, node, arms, side_all);
+                sides.resize(arms.size(), side);
+                const bool distinct = side_all.has_value() && !*side_all && arms.size() - before > 1;
+                (side == 0 ? out.model.left_distinct : out.model.right_distinct) = distinct;
+                ++side;
+            }
             all = true;
         } else {
             union_arms(q, q->setOperations, arms, all);
+            sides.resize(arms.size(), 0);
         }
         out.model.distinct = !*all;
-        for (Query* arm : arms) {
+        for (std::size_t a = 0; a < arms.size(); ++a) {
+            Query* arm = arms[a];
             for (Oid v : expand_plain_views(arm)) out.expanded_views.push_back(v);
             check_query_shape(arm);
             if (arm->setOperations != nullptr || arm->hasAggs || arm->groupClause != NIL || arm->havingQual != nullptr)
@@ -666,6 +678,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
             Block block;
             block.sources = block_sources(arm, rtindexes, out, recursive_storage, recursive_storage_oid);
             block.spj_template = build_template(arm, rtindexes, true, &names);
+            block.side = sides[a];
             out.model.blocks.push_back(std::move(block));
         }
         return out;
