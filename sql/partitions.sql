@@ -16,6 +16,7 @@ SELECT ivm.create_view('all_sales', 'SELECT id, region, amount FROM sales');
 -- every partition carries the triggers, the parent too
 SELECT tgrelid::regclass AS relation, count(*) AS triggers FROM pg_trigger
  WHERE tgname LIKE 'ivm\_%' AND tgrelid::regclass::text LIKE 'sales%' GROUP BY 1 ORDER BY 1;
+SELECT line FROM ivm.explain_view('all_sales') AS line WHERE line LIKE '%partitions or children%';
 -- through the parent, directly on partitions, moving rows between them
 INSERT INTO sales VALUES (5, 'south', 5), (6, 'east', 6);
 INSERT INTO sales_south VALUES (7, 7, 'south');

@@ -36,6 +36,15 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                         "the number of its derivations and leaves the view when it reaches zero");
     lines.push_back("definition: " + view.entry.definition);
     lines.push_back("base relations: " + sql::join(model.bases, ", "));
+    for (const std::vector<Oid>* bases : {&view.analyzed.base_oids, &view.analyzed.recursive_base_oids})
+        for (Oid base : *bases) {
+            std::vector<std::string> parts;
+            for (Oid t : with_descendants(base))
+                if (t != base) parts.push_back(qualified_name(t));
+            if (!parts.empty())
+                lines.push_back("  " + qualified_name(base) + " with its partitions or children, each with the view's "
+                                "triggers: " + sql::join(parts, ", "));
+        }
     std::vector<std::string> columns;
     for (const Column& c : model.columns) columns.push_back(c.name + " " + c.type);
     for (const Column& c : model.group_keys) columns.push_back(c.name + " " + c.type);
