@@ -90,25 +90,32 @@ MemoryContext pending_memory() {
     return pending_context;
 }
 
-// Appends every row of `from` to `into` (same row type), reading `from`
-// through a read pointer of its own: a transition table is shared by all
-// the AFTER triggers of its event.
-void append_rows(Tuplestorestate* into, Tuplestorestate* from, TupleDesc desc) {
+// Appends every row of `from` (row type `desc`) to `into`, converted to
+// row type `to` by column name when given (a partition or child may order
+// its columns differently, a child may have more), reading `from` through
+// a read pointer of its own: a transition table is shared by all the AFTER
+// triggers of its event.
+void append_rows(Tuplestorestate* into, Tuplestorestate* from, TupleDesc desc, TupleDesc to = nullptr) {
     MemoryContext memory = pending_memory();
     call([&] {
         MemoryContext old = MemoryContextSwitchTo(memory);
+        TupleConversionMap* map = to != nullptr ? convert_tuples_by_name(desc, to) : nullptr;
         TupleTableSlot* slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+        TupleTableSlot* converted = map != nullptr ? MakeSingleTupleTableSlot(to, &TTSOpsVirtual) : nullptr;
         int reader = tuplestore_alloc_read_pointer(from, EXEC_FLAG_REWIND);
         tuplestore_select_read_pointer(from, reader);
         tuplestore_rescan(from);
-        while (tuplestore_gettupleslot(from, true, false, slot)) tuplestore_puttupleslot(into, slot);
+        while (tuplestore_gettupleslot(from, true, false, slot))
+            tuplestore_puttupleslot(into, map != nullptr ? execute_attr_map_slot(map->attrMap, slot, converted) : slot);
         tuplestore_select_read_pointer(from, 0);
         ExecDropSingleTupleTableSlot(slot);
+        if (converted != nullptr) ExecDropSingleTupleTableSlot(converted);
         MemoryContextSwitchTo(old);
     });
 }
 
-Tuplestorestate* copy_rows(Tuplestorestate* source, TupleDesc desc) {
+// A copy of `source` in pending_context, converted to row type `to` when given.
+Tuplestorestate* copy_rows(Tuplestorestate* source, TupleDesc desc, TupleDesc to = nullptr) {
     if (source == nullptr) return nullptr;
     MemoryContext memory = pending_memory();
     Tuplestorestate* copy = call([&] {
@@ -117,39 +124,8 @@ Tuplestorestate* copy_rows(Tuplestorestate* source, TupleDesc desc) {
         MemoryContextSwitchTo(old);
         return store;
     });
-    append_rows(copy, source, desc);
+    append_rows(copy, source, desc, to);
     return copy;
-}
-
-// The rows of a descendant's transition table in the form of its base
-// table (columns by name), copied: partitions and children may order
-// their columns differently, and children may have more.
-Tuplestorestate* rows_as_base(Tuplestorestate* source, TupleDesc from, TupleDesc to) {
-    if (source == nullptr) return nullptr;
-    MemoryContext memory = pending_memory();
-    return call([&] {
-        MemoryContext old = MemoryContextSwitchTo(memory);
-        Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
-        TupleConversionMap* map = convert_tuples_by_name(from, to);
-        TupleTableSlot* in = MakeSingleTupleTableSlot(from, &TTSOpsMinimalTuple);
-        TupleTableSlot* out = MakeSingleTupleTableSlot(to, &TTSOpsVirtual);
-        int reader = tuplestore_alloc_read_pointer(source, EXEC_FLAG_REWIND);
-        tuplestore_select_read_pointer(source, reader);
-        tuplestore_rescan(source);
-        while (tuplestore_gettupleslot(source, true, false, in)) {
-            if (map == nullptr) {
-                tuplestore_puttupleslot(store, in);
-                continue;
-            }
-            execute_attr_map_slot(map->attrMap, in, out);
-            tuplestore_puttupleslot(store, out);
-        }
-        tuplestore_select_read_pointer(source, 0);
-        ExecDropSingleTupleTableSlot(in);
-        ExecDropSingleTupleTableSlot(out);
-        MemoryContextSwitchTo(old);
-        return store;
-    });
 }
 
 TupleDesc base_descriptor(Oid relid) {
@@ -162,9 +138,11 @@ TupleDesc base_descriptor(Oid relid) {
 }
 
 // The base table of the view (or of its recursive relation) that a trigger
-// on `relid` reports for: relid, or the ancestor it is a partition or
-// child of.
-Oid firing_base(PendingKey key, Oid relid) {
+// on `rel` reports for: rel, or the ancestor it is a partition or child of.
+// Only partitions and children pay for finding out.
+Oid firing_base(PendingKey key, Relation rel) {
+    const Oid relid = RelationGetRelid(rel);
+    if (!rel->rd_rel->relispartition && !call([&] { return has_superclass(relid); })) return relid;
     spi::connect();
     std::shared_ptr<ViewRuntime> view = runtime_for(key.view_id);
     const std::vector<Oid>& bases = key.recursive ? view->analyzed.recursive_base_oids : view->analyzed.base_oids;
@@ -259,13 +237,13 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     }
     Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
     firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
-    const Oid base = firing_base(key, firing.relid);
+    const Oid base = firing_base(key, data->tg_relation);
     if (base != firing.relid) {
         // A partition or child table: its rows stand for rows of the base.
         TupleDesc from = RelationGetDescr(data->tg_relation);
         TupleDesc to = base_descriptor(base);
-        firing.new_rows = rows_as_base(data->tg_newtable, from, to);
-        firing.old_rows = rows_as_base(data->tg_oldtable, from, to);
+        firing.new_rows = copy_rows(data->tg_newtable, from, to);
+        firing.old_rows = copy_rows(data->tg_oldtable, from, to);
         firing.relid = base;
         if (unanswered > 1) {
             firings.push_back(firing);
