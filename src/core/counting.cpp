@@ -1,6 +1,7 @@
 #include "core/counting.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
@@ -14,6 +15,7 @@ enum class State { Now, Before, Delta };
 
 std::string placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
 std::string count_column(std::size_t k) { return "__ivm_c" + std::to_string(k + 1); }
+std::string changed_rows(std::size_t k) { return "__ivm_chg_" + std::to_string(k + 1); }
 
 // The rows of a relation with a count column: `sign` (1 or -1) times the
 // source's multiplicity.
@@ -30,14 +32,53 @@ std::string counted_rows(const Source& source, const std::string& relation, cons
     return "SELECT " + columns + ", " + count + " AS __ivm_cnt FROM " + relation + " __ivm_r";
 }
 
+using Role = Source::Role;
+
+// A non-linear occurrence as it was before the statement, as true rows:
+// the rows there are now less one for each equal row the statement
+// inserted, and the rows it deleted.  The filter sits above a UNION ALL
+// whose arms read one relation each, so the planner can push a subquery's
+// correlation down into both (an index scan per outer row); the inserted
+// rows are looked up in a hash, their columns in one-element arrays, whose
+// equality is the element type's and takes NULLs as equal.  (OFFSET 0 keeps
+// the deleted rows a subquery, which a parameterized plan can rescan; a
+// transition table scan cannot be.)
+std::string rows_before(const Source& source, const std::string& now, const std::string& inserted,
+                        const std::string& deleted) {
+    const std::vector<Column>& row = source.row;
+    const std::string count = source.multiplicity.empty() ? "1::bigint" : "__ivm_r." + source.multiplicity;
+    const std::string cols = tuples::columns(row, "__ivm_r");
+    auto arrays = [&](const std::string& q) {
+        return sql::join_mapped<Column>(row, ", ", [&](const Column& c) { return "ARRAY[" + q + "." + c.name + "]"; });
+    };
+    std::string removed = (row.size() > 1 ? "ROW(" + arrays("__ivm_r") + ")" : arrays("__ivm_r")) + " IN (SELECT " +
+                          arrays("__ivm_i") + " FROM " + inserted + " __ivm_i)";
+    if (!source.unique) {
+        // Of n equal rows of which k were inserted, the first k (by
+        // physical position) go.
+        const std::string rank = "(SELECT pg_catalog.count(*) FROM " + now + " __ivm_e WHERE " +
+                                 tuples::equal(row, "__ivm_e", "__ivm_r") + " AND (__ivm_e.tableoid, __ivm_e.ctid)" +
+                                 sql::op("<") + "(__ivm_r.__ivm_rel, __ivm_r.__ivm_tid))";
+        removed += " AND ROW(" + arrays("__ivm_r") + ", " + rank + ") IN (SELECT " + arrays("__ivm_i") +
+                   ", pg_catalog.row_number() OVER (PARTITION BY " + arrays("__ivm_i") + ")" + sql::op("-") +
+                   "1 FROM " + inserted + " __ivm_i)";
+    }
+    return "SELECT " + cols + ", __ivm_r.__ivm_cnt FROM (SELECT " + cols + ", " + count +
+           " AS __ivm_cnt, __ivm_r.tableoid AS __ivm_rel, __ivm_r.ctid AS __ivm_tid FROM " + now +
+           " __ivm_r UNION ALL SELECT " + cols + ", " + count + ", NULL::oid, NULL::tid FROM (SELECT * FROM " + deleted +
+           " OFFSET 0) __ivm_r) __ivm_r WHERE __ivm_r.__ivm_tid IS NULL OR NOT (" + removed + ")";
+}
+
 // The counted relation an occurrence stands for in one term.  "Before" is
 // the table as it was before the statement: now, minus what the statement
-// inserted, plus what it deleted.
+// inserted, plus what it deleted (signed rows where the view is linear in
+// the occurrence, true rows elsewhere).
 std::string source_query(const CountingView& view, const Block& block, std::size_t k, State state) {
     const Source& source = block.sources.at(k);
     const std::string now = (source.only ? "ONLY " : "") + view.bases.at(source.base);
     const std::string inserted = new_rows_relation(source.base);
     const std::string deleted = old_rows_relation(source.base);
+    if (state == State::Before && source.role != Role::Linear) return rows_before(source, now, inserted, deleted);
     switch (state) {
         case State::Now:
             return counted_rows(source, now, "1");
@@ -57,17 +98,33 @@ std::string output_columns(const CountingView& view, const std::string& qualifie
 // One term of the telescoped delta: the template with each occurrence bound
 // to the relation its state names, and the product of the occurrences'
 // counts.
+// A term limited to what the change of non-linear occurrence `filtered`
+// can alter reads that change as "__ivm_chg_<k+1>" and counts `sign` times.
+struct Limit {
+    std::optional<std::size_t> filtered;
+    const char* sign = nullptr;
+};
+
 std::string term_query(const CountingView& view, const Block& block, const std::vector<State>& states,
-                       int side = 0) {
+                       int side = 0, Limit limit = {}) {
     std::vector<std::string> ctes;
     std::vector<std::string> factors;
+    if (limit.sign != nullptr) factors.push_back(std::string(limit.sign) + "::bigint");
     for (std::size_t k = 0; k < block.sources.size(); ++k) {
+        const Source& source = block.sources[k];
         ctes.push_back(placeholder(k) + " AS (" + source_query(view, block, k, states[k]) + ")");
         // Rows read as they are now count 1, except through another view's
-        // storage, where a row stands for its multiplicity.
-        if (states[k] != State::Now || !block.sources[k].multiplicity.empty())
-            factors.push_back("__ivm_t." + count_column(k));
+        // storage, where a row stands for its multiplicity.  Subqueries
+        // only filter; a row padded with NULLs counts 1.
+        if (source.role == Role::Nested || (states[k] == State::Now && source.multiplicity.empty())) continue;
+        factors.push_back(source.role == Role::Nullable ? "COALESCE(__ivm_t." + count_column(k) + ", 1::bigint)"
+                                                        : "__ivm_t." + count_column(k));
     }
+    if (limit.filtered) {
+        const std::size_t k = *limit.filtered;
+        ctes.push_back(changed_rows(k) + " AS (" + source_query(view, block, k, State::Delta) + ")");
+    }
+    const std::string& spj = limit.filtered ? block.sources.at(*limit.filtered).filtered_template : block.spj_template;
     const std::string count = factors.empty() ? "1::bigint" : sql::join(factors, sql::op("*"));
     std::string outputs;
     if (view.blocks.size() > 1) {
@@ -87,7 +144,7 @@ std::string term_query(const CountingView& view, const Block& block, const std::
     }
     const std::string tag = view.set_op == CountingView::SetOp::None ? "" : ", " + std::to_string(side) + " AS __ivm_side";
     return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (WITH " +
-           sql::join(ctes, ", ") + " " + block.spj_template + ") __ivm_t";
+           sql::join(ctes, ", ") + " " + spj + ") __ivm_t";
 }
 
 // INTERSECT/EXCEPT: sum the counts per tuple and arm.
@@ -465,8 +522,17 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
         for (std::size_t j = 0; j < changed.size(); ++j) {
             std::vector<State> states = all_now(block);
             for (std::size_t i = 0; i < j; ++i) states[changed[i]] = State::Before;
-            states[changed[j]] = State::Delta;
-            terms.push_back(term_query(view, block, states, arm));
+            const std::size_t k = changed[j];
+            if (block.sources[k].role == Role::Linear) {
+                states[k] = State::Delta;
+                terms.push_back(term_query(view, block, states, arm));
+                continue;
+            }
+            // Not linear: the rows the change can alter, as they are now
+            // minus as they were.
+            terms.push_back(term_query(view, block, states, arm, Limit{k, "1"}));
+            states[k] = State::Before;
+            terms.push_back(term_query(view, block, states, arm, Limit{k, "-1"}));
         }
     }
     if (terms.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");

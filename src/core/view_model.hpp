@@ -15,6 +15,7 @@ struct Column {
     std::string equality;  // qualified operator, e.g. OPERATOR(pg_catalog.=)
     bool hashable = true;  // has a hash function, so it is part of the storage key
     std::string type;      // SQL type with typmod and collation, e.g. varchar(10) COLLATE "C"
+    bool not_null = false; // never NULL (a base column declared NOT NULL): plain = matches it
 };
 
 // One occurrence of a base relation in the FROM tree of a block.
@@ -29,6 +30,27 @@ struct Source {
     // Another ivm view read through its storage: each stored row stands for
     // this many rows (e.g. __ivm_count); empty: each row is one row.
     std::string multiplicity;
+
+    // Where the occurrence sits.  The view is linear in an occurrence of the
+    // FROM list (inner joins, the preserved side of an outer join): its
+    // change is pushed through as a delta.  It is not linear in the nullable
+    // side of an outer join, nor in a relation read by a subquery of WHERE
+    // (EXISTS, IN, NOT IN, ...): their change is the difference of the
+    // view's query evaluated over the relation as it is and as it was, both
+    // limited by `filtered_template` to the rows that change can alter.
+    enum class Role { Linear, Nullable, Nested };
+    Role role = Role::Linear;
+    // Non-linear occurrences: the block's template with a condition added
+    // that holds for every row whose derivations the occurrence's change
+    // can alter; it reads the changed rows (inserted and deleted) from
+    // "__ivm_chg_<k+1>".
+    std::string filtered_template;
+    // Non-linear occurrences read the relation as it was before the
+    // statement as true rows, not signed counts, told apart by `row`: the
+    // columns the query uses, with their equality, and a unique key when
+    // the relation has one (then `unique`: no two rows are equal).
+    std::vector<Column> row;
+    bool unique = false;
 };
 
 // One select-project-join block: its occurrences and its deparsed template.

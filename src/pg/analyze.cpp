@@ -6,6 +6,7 @@
 #include "pg/catalog.hpp"
 #include "pg/expand_views.hpp"
 #include "pg/maintain.hpp"
+#include "pg/occurrences.hpp"
 
 #include <algorithm>
 
@@ -50,15 +51,16 @@ bool find_unsupported(Node* node, void* raw) {
         }
         return false;
     }
+    if (IsA(node, Query)) {  // a subquery of WHERE: its own range table
+        WalkContext inner{f, reinterpret_cast<Query*>(node)};
+        return query_tree_walker(inner.query, reinterpret_cast<bool (*)()>(find_unsupported), &inner,
+                                 QTW_IGNORE_RANGE_TABLE);
+    }
     if (check_functions_in_node(node, is_mutable_function, f)) {
         f->construct = "non-immutable functions";
         return true;
     }
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_unsupported), raw);
-}
-
-std::string relation_construct(const char* kind, Oid relid) {
-    return std::string(kind) + " " + qualified_name(relid);
 }
 
 // Statement-level clauses the counting engine does not handle (yet).
@@ -70,7 +72,6 @@ void check_query_shape(const Query* q, bool recursive_cte_allowed = false) {
         throw unsupported("DISTINCT with aggregation");
     if (q->hasWindowFuncs) throw unsupported("window functions");
     if (q->hasTargetSRFs) throw unsupported("set-returning functions in the select list");
-    if (q->hasSubLinks) throw unsupported("subqueries in expressions");
     if (q->limitCount != nullptr || q->limitOffset != nullptr) throw unsupported("LIMIT and OFFSET");
     if (q->rowMarks != NIL) throw unsupported("FOR UPDATE and FOR SHARE");
     if (q->hasDistinctOn) throw unsupported("DISTINCT ON");
@@ -97,79 +98,6 @@ void check_expressions(Query* q) {
         throw unsupported(std::string("the system column ") + (name ? name : "?"));
     }
     throw unsupported(finding.construct);
-}
-
-// Collects the relation occurrences of the FROM tree, refusing other kinds;
-// references to the CTE named `cte` (the recursive relation) count too.
-void collect_sources(Query* q, Node* node, std::vector<int>& rtindexes, const char* cte = nullptr) {
-    if (node == nullptr) return;
-    if (IsA(node, FromExpr)) {
-        ListCell* lc;
-        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
-            collect_sources(q, static_cast<Node*>(lfirst(lc)), rtindexes, cte);
-        return;
-    }
-    if (IsA(node, JoinExpr)) {
-        auto* join = reinterpret_cast<JoinExpr*>(node);
-        switch (join->jointype) {
-            case JOIN_INNER: break;
-            case JOIN_LEFT: throw unsupported("LEFT JOIN");
-            case JOIN_RIGHT: throw unsupported("RIGHT JOIN");
-            case JOIN_FULL: throw unsupported("FULL JOIN");
-            default: throw unsupported("this kind of join");
-        }
-        collect_sources(q, join->larg, rtindexes, cte);
-        collect_sources(q, join->rarg, rtindexes, cte);
-        return;
-    }
-    if (!IsA(node, RangeTblRef)) throw unsupported("this kind of FROM item");
-    int rti = reinterpret_cast<RangeTblRef*>(node)->rtindex;
-    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
-    if (rte->rtekind == RTE_CTE && cte != nullptr && strcmp(rte->ctename, cte) == 0) {
-        rtindexes.push_back(rti);
-        return;
-    }
-    switch (rte->rtekind) {
-        case RTE_RELATION: break;
-        case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
-        case RTE_FUNCTION: throw unsupported("functions in FROM");
-        case RTE_VALUES: throw unsupported("VALUES in FROM");
-        case RTE_CTE: throw unsupported("WITH");
-        case RTE_TABLEFUNC: throw unsupported("table functions in FROM");
-        default: throw unsupported("this kind of FROM item");
-    }
-    if (rte->tablesample != nullptr) throw unsupported("TABLESAMPLE");
-    const Oid relid = rte->relid;
-    char relkind = call([&] { return get_rel_relkind(relid); });
-    if (relkind == RELKIND_VIEW) {
-        // Another incrementally maintained view: read through its storage.
-        std::optional<catalog::Entry> inner = catalog::find_by_view(relid);
-        if (inner) {
-            if (!inner->populated)
-                throw unsupported(relation_construct("the unpopulated view", relid) + " as a base relation");
-            rtindexes.push_back(rti);
-            return;
-        }
-    }
-    char persistence = call([&] { return get_rel_persistence(relid); });
-    switch (relkind) {
-        case RELKIND_RELATION:
-        case RELKIND_PARTITIONED_TABLE: break;
-        case RELKIND_VIEW: throw unsupported(relation_construct("the view", relid) + " as a base table");
-        case RELKIND_MATVIEW: throw unsupported(relation_construct("the materialized view", relid) + " as a base table");
-        case RELKIND_FOREIGN_TABLE: throw unsupported(relation_construct("the foreign table", relid) + " as a base table");
-        default: throw unsupported(relation_construct("the relation", relid) + " as a base table");
-    }
-    if (persistence == RELPERSISTENCE_TEMP) {
-        const char* name = call([&] { return get_rel_name(relid); });
-        throw unsupported(std::string("the temporary table ") + name + " as a base table");
-    }
-    // A statement on a parent hands over its children's rows in the
-    // transition tables too, so ONLY cannot tell them apart.  (Without
-    // ONLY, every descendant carries the view's triggers.)
-    if (!rte->inh && (relkind == RELKIND_PARTITIONED_TABLE || call([&] { return has_subclass(relid); })))
-        throw unsupported("FROM ONLY " + relation_construct("over the parent table", relid));
-    rtindexes.push_back(rti);
 }
 
 std::string equality_operator(Oid type, const char* column) {
@@ -223,21 +151,20 @@ bool hashable(Oid type) {
     return OidIsValid(tc->hash_extended_proc);
 }
 
-// Rewrites a copy of the query into an SPJ template: occurrence k becomes a
-// reference to the CTE __ivm_src_<k+1>.  With counts, each such relation
-// has an extra column __ivm_cnt that the select list returns as
-// __ivm_c<k+1>.  DISTINCT, ORDER BY and the query's own WITH go; output
-// columns are renamed to `names` when given.
-std::string build_template(Query* q, const std::vector<int>& rtindexes, bool counts,
-                           const std::vector<std::string>* names = nullptr) {
+// Rewrites a copy of the query into a template: occurrence k becomes a
+// reference to the CTE __ivm_src_<k+1>.  With counts, each such relation of
+// the FROM list has an extra column __ivm_cnt that the select list returns
+// as __ivm_c<k+1>.  With `filtered`, the WHERE also singles out the rows a
+// change of that (non-linear) occurrence can alter, reading the change
+// from __ivm_chg_<filtered+1>.  DISTINCT, ORDER BY and the query's own WITH
+// go; output columns are renamed to `names` when given.
+std::string build_template(Query* q, const char* cte, bool counts, const std::vector<std::string>* names = nullptr,
+                           int filtered = -1) {
     Query* t = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
     t->distinctClause = NIL;
     t->sortClause = NIL;
     t->cteList = NIL;
     t->hasRecursive = false;
-    char* text = nullptr;
-    const int n = static_cast<int>(rtindexes.size());
-    const int* rtis = rtindexes.data();
     if (names != nullptr) {
         std::size_t i = 0;
         ListCell* lc;
@@ -246,10 +173,13 @@ std::string build_template(Query* q, const std::vector<int>& rtindexes, bool cou
             if (!te->resjunk && i < names->size()) te->resname = const_cast<char*>((*names)[i++].c_str());
         }
     }
+    const std::vector<Occurrence> occurrences = find_occurrences(t, cte, false);
+    const Occurrence* occ = occurrences.data();
+    const int n = static_cast<int>(occurrences.size());
     call([&] {
         int resno = list_length(t->targetList);
         for (int k = 0; k < n; ++k) {
-            RangeTblEntry* rte = rt_fetch(rtis[k], t->rtable);
+            RangeTblEntry* rte = rt_fetch(occ[k].rtindex, occ[k].owner->rtable);
             if (rte->alias == nullptr) rte->alias = makeAlias(rte->eref->aliasname, NIL);
             if (rte->rtekind == RTE_RELATION) {
                 // A CTE reference describes its columns itself; dropped
@@ -274,23 +204,34 @@ std::string build_template(Query* q, const std::vector<int>& rtindexes, bool cou
             // put a WITH of that name around the template.
             rte->rtekind = RTE_CTE;
             rte->ctename = psprintf("__ivm_src_%d", k + 1);
-            rte->ctelevelsup = 0;
+            rte->ctelevelsup = static_cast<Index>(occ[k].path.size());
             rte->self_reference = false;
             rte->inh = false;
-            if (!counts) continue;
+            if (!counts || !occ[k].path.empty()) continue;  // subqueries only filter
             int count_attno = list_length(rte->eref->colnames) + 1;
             rte->eref->colnames = lappend(list_copy(rte->eref->colnames), makeString(pstrdup("__ivm_cnt")));
             rte->coltypes = lappend_oid(list_copy(rte->coltypes), INT8OID);
             rte->coltypmods = lappend_int(list_copy(rte->coltypmods), -1);
             rte->colcollations = lappend_oid(list_copy(rte->colcollations), InvalidOid);
-            Var* count = makeVar(rtis[k], count_attno, INT8OID, -1, InvalidOid, 0);
+            Var* count = makeVar(occ[k].rtindex, count_attno, INT8OID, -1, InvalidOid, 0);
             t->targetList = lappend(t->targetList,
                                     makeTargetEntry(reinterpret_cast<Expr*>(count), ++resno,
                                                     psprintf("__ivm_c%d", k + 1), false));
         }
     });
-    text = deparse(t);
-    return text;
+    if (filtered >= 0) {
+        const std::string changed = "__ivm_chg_" + std::to_string(filtered + 1);
+        add_change_filter(t, occurrences.at(static_cast<std::size_t>(filtered)), changed.c_str());
+    }
+    return deparse(t);
+}
+
+// The block's template, and for each non-linear occurrence its filtered one.
+void fill_templates(Block& block, Query* q, const char* cte, const std::vector<std::string>* names = nullptr) {
+    block.spj_template = build_template(q, cte, true, names);
+    for (std::size_t k = 0; k < block.sources.size(); ++k)
+        if (block.sources[k].role != Source::Role::Linear)
+            block.sources[k].filtered_template = build_template(q, cte, true, names, static_cast<int>(k));
 }
 
 }  // namespace
@@ -404,12 +345,11 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
         check_query_shape(leaf);
         if (leaf->hasAggs || leaf->groupClause != NIL || leaf->havingQual != nullptr)
             throw unsupported("aggregation inside WITH RECURSIVE");
-        std::vector<int> rtindexes;
-        collect_sources(leaf, reinterpret_cast<Node*>(leaf->jointree), rtindexes, cte->ctename);
+        const std::vector<Occurrence> occurrences = find_occurrences(leaf, cte->ctename, true);
         check_expressions(leaf);
         Rule rule;
-        for (int rti : rtindexes) {
-            RangeTblEntry* rte = rt_fetch(rti, leaf->rtable);
+        for (const Occurrence& o : occurrences) {
+            RangeTblEntry* rte = rt_fetch(o.rtindex, leaf->rtable);
             RuleSource source;
             source.recursive = rte->rtekind == RTE_CTE;
             source.only = !rte->inh;
@@ -429,7 +369,7 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
             }
             rule.sources.push_back(source);
         }
-        rule.spj_template = build_template(leaf, rtindexes, false, &names);
+        rule.spj_template = build_template(leaf, cte->ctename, false, &names);
         r.rules.push_back(std::move(rule));
     }
     if (r.bases.empty()) throw unsupported("recursive views without base tables");
@@ -506,7 +446,7 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
 // An aggregate view: the group keys become hidden columns; the template
 // for deltas yields the group keys of the rows under the aggregation, and
 // the full template the whole query with the group keys appended.
-void describe_aggregation(Query* q, const std::vector<int>& rtindexes, CountingView& model) {
+void describe_aggregation(Query* q, const char* cte, CountingView& model) {
     model.aggregate = true;
     std::vector<Expr*> keys;
     ListCell* lc;
@@ -545,27 +485,100 @@ void describe_aggregation(Query* q, const std::vector<int>& rtindexes, CountingV
                                                         psprintf("__ivm_arg%d", static_cast<int>(k + 1)), false));
         }
     });
-    model.blocks.at(0).spj_template = build_template(inner, rtindexes, true);
-    model.full_template = build_template(full, rtindexes, false);
+    fill_templates(model.blocks.at(0), inner, cte);
+    model.full_template = build_template(full, cte, false);
 }
 
 }  // namespace
 
 namespace {
 
-// The occurrences of a block's FROM tree as sources, adding their tables to
-// the view's bases; a reference to the recursive CTE reads its storage.
-std::vector<Source> block_sources(Query* q, const std::vector<int>& rtindexes, AnalyzedView& out,
+// The columns of a table that a non-linear occurrence reads, with the
+// smallest unique key (not deferrable, on NOT NULL columns, without
+// expressions or predicate) when the table has one.  (A parent's index
+// says nothing about its children's rows.)
+void describe_rows(const Occurrence& o, Oid relid, Source& source) {
+    std::vector<AttrNumber> columns = used_columns(o);
+    std::vector<AttrNumber> best;
+    const bool children = call([&] { return get_rel_relkind(relid) == RELKIND_RELATION && has_subclass(relid); });
+    List* indexes = children ? NIL : call([&] {
+        Relation rel = table_open(relid, AccessShareLock);
+        List* list = RelationGetIndexList(rel);
+        table_close(rel, AccessShareLock);
+        return list;
+    });
+    ListCell* lc;
+    foreach (lc, indexes) {
+        const Oid index = lfirst_oid(lc);
+        std::vector<AttrNumber> keys;
+        bool usable = false;
+        call([&] {
+            HeapTuple tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+            if (!HeapTupleIsValid(tup)) return;
+            auto* form = reinterpret_cast<Form_pg_index>(GETSTRUCT(tup));
+            usable = form->indisunique && form->indimmediate && form->indisvalid &&
+                     heap_attisnull(tup, Anum_pg_index_indexprs, nullptr) &&
+                     heap_attisnull(tup, Anum_pg_index_indpred, nullptr);
+            for (int i = 0; usable && i < form->indnkeyatts; ++i) {
+                const AttrNumber a = form->indkey.values[i];
+                usable = a > 0;
+                if (usable) {
+                    HeapTuple att = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(a));
+                    usable = HeapTupleIsValid(att) && reinterpret_cast<Form_pg_attribute>(GETSTRUCT(att))->attnotnull;
+                    if (HeapTupleIsValid(att)) ReleaseSysCache(att);
+                }
+                keys.push_back(a);
+            }
+            ReleaseSysCache(tup);
+        });
+        if (usable && (best.empty() || keys.size() < best.size())) best = keys;
+    }
+    for (AttrNumber a : best)
+        if (std::find(columns.begin(), columns.end(), a) == columns.end()) columns.push_back(a);
+    source.unique = !best.empty();
+    if (columns.empty()) columns.push_back(1);  // rows told apart by something
+    std::sort(columns.begin(), columns.end());
+    for (AttrNumber a : columns) {
+        Oid type = InvalidOid;
+        bool not_null = false;
+        const char* name = call([&] {
+            HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(a));
+            if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for attribute %d of relation %u", a, relid);
+            auto* att = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup));
+            type = att->atttypid;
+            not_null = att->attnotnull;
+            char* n = att->attisdropped ? nullptr : pstrdup(NameStr(att->attname));
+            ReleaseSysCache(tup);
+            return n;
+        });
+        if (name == nullptr) continue;
+        Column c;
+        c.name = call([&] { return quote_identifier(name); });
+        c.equality = equality_operator(type, name);
+        c.not_null = not_null;
+        source.columns.push_back(c.name);
+        source.row.push_back(std::move(c));
+    }
+    if (source.row.empty()) throw unsupported("a table without columns in a subquery or an outer join");
+}
+
+// The occurrences of a block as sources, adding their tables to the view's
+// bases; a reference to the recursive CTE reads its storage.
+std::vector<Source> block_sources(const std::vector<Occurrence>& occurrences, AnalyzedView& out,
                                   const std::string& recursive_storage, Oid recursive_storage_oid) {
     std::vector<Source> sources;
-    for (int rti : rtindexes) {
-        RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    for (const Occurrence& o : occurrences) {
+        RangeTblEntry* rte = rt_fetch(o.rtindex, o.owner->rtable);
         const bool reads_recursive = rte->rtekind == RTE_CTE;
         Oid relid = reads_recursive ? recursive_storage_oid : rte->relid;
         Source source;
+        source.role = o.role;
         source.only = !rte->inh || reads_recursive;
-        if (reads_recursive)
+        if (reads_recursive) {
             for (const Column& c : out.recursive->columns) source.columns.push_back(c.name);
+            source.row = out.recursive->columns;
+            source.unique = true;  // a set
+        }
         if (!reads_recursive && call([&] { return get_rel_relkind(relid); }) == RELKIND_VIEW) {
             // An ivm view: its storage is the base table, each stored row
             // standing for as many rows as the view shows it.
@@ -578,6 +591,15 @@ std::vector<Source> block_sources(Query* q, const std::vector<int>& rtindexes, A
             // may count the group's input rows)
             if ((!m.distinct && !m.aggregate) || m.set_op != CountingView::SetOp::None)
                 source.multiplicity = "__ivm_count";
+            // One stored row per tuple, or per group (its keys are stored).
+            source.row = m.columns;
+            for (const Column& c : m.group_keys) {
+                source.row.push_back(c);
+                source.columns.push_back(c.name);
+            }
+            source.unique = true;
+        } else if (!reads_recursive && o.role != Source::Role::Linear) {
+            describe_rows(o, relid, source);
         }
         auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
         source.base = static_cast<std::size_t>(it - out.base_oids.begin());
@@ -671,30 +693,28 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
             check_query_shape(arm);
             if (arm->setOperations != nullptr || arm->hasAggs || arm->groupClause != NIL || arm->havingQual != nullptr)
                 throw unsupported("aggregation and nested set operations in the arms of a UNION");
-            std::vector<int> rtindexes;
-            collect_sources(arm, reinterpret_cast<Node*>(arm->jointree), rtindexes, cte_name);
-            if (rtindexes.empty()) throw unsupported("UNION arms without base tables");
+            const std::vector<Occurrence> occurrences = find_occurrences(arm, cte_name, false);
+            if (occurrences.empty()) throw unsupported("UNION arms without base tables");
             check_expressions(arm);
             Block block;
-            block.sources = block_sources(arm, rtindexes, out, recursive_storage, recursive_storage_oid);
-            block.spj_template = build_template(arm, rtindexes, true, &names);
+            block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
+            fill_templates(block, arm, cte_name, &names);
             block.side = sides[a];
             out.model.blocks.push_back(std::move(block));
         }
         return out;
     }
 
-    std::vector<int> rtindexes;
-    collect_sources(q, reinterpret_cast<Node*>(q->jointree), rtindexes, cte_name);
-    if (rtindexes.empty()) throw unsupported("views without base tables");
+    const std::vector<Occurrence> occurrences = find_occurrences(q, cte_name, false);
+    if (occurrences.empty()) throw unsupported("views without base tables");
     out.model.distinct = q->distinctClause != NIL;
     Block block;
-    block.sources = block_sources(q, rtindexes, out, recursive_storage, recursive_storage_oid);
+    block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
     out.model.blocks.push_back(std::move(block));
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr)
-        describe_aggregation(q, rtindexes, out.model);
+        describe_aggregation(q, cte_name, out.model);
     else
-        out.model.blocks[0].spj_template = build_template(q, rtindexes, true);
+        fill_templates(out.model.blocks[0], q, cte_name);
     return out;
 }
 

@@ -1,0 +1,335 @@
+#include "pg/occurrences.hpp"
+
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
+#include "pg/relations.hpp"
+
+extern "C" {
+#include "rewrite/rewriteManip.h"
+}
+
+#include <algorithm>
+
+namespace ivm::pg {
+namespace {
+
+using Role = Source::Role;
+
+std::string relation_construct(const char* kind, Oid relid) {
+    return std::string(kind) + " " + qualified_name(relid);
+}
+
+// A base relation read by the query: a table (partitioned or with
+// children unless read with ONLY), or another ivm view.
+void check_relation(RangeTblEntry* rte) {
+    switch (rte->rtekind) {
+        case RTE_RELATION: break;
+        case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
+        case RTE_FUNCTION: throw unsupported("functions in FROM");
+        case RTE_VALUES: throw unsupported("VALUES in FROM");
+        case RTE_CTE: throw unsupported("WITH");
+        case RTE_TABLEFUNC: throw unsupported("table functions in FROM");
+        default: throw unsupported("this kind of FROM item");
+    }
+    if (rte->tablesample != nullptr) throw unsupported("TABLESAMPLE");
+    const Oid relid = rte->relid;
+    char relkind = call([&] { return get_rel_relkind(relid); });
+    if (relkind == RELKIND_VIEW) {
+        // Another incrementally maintained view: read through its storage.
+        std::optional<catalog::Entry> inner = catalog::find_by_view(relid);
+        if (inner) {
+            if (!inner->populated)
+                throw unsupported(relation_construct("the unpopulated view", relid) + " as a base relation");
+            return;
+        }
+    }
+    char persistence = call([&] { return get_rel_persistence(relid); });
+    switch (relkind) {
+        case RELKIND_RELATION:
+        case RELKIND_PARTITIONED_TABLE: break;
+        case RELKIND_VIEW: throw unsupported(relation_construct("the view", relid) + " as a base table");
+        case RELKIND_MATVIEW: throw unsupported(relation_construct("the materialized view", relid) + " as a base table");
+        case RELKIND_FOREIGN_TABLE: throw unsupported(relation_construct("the foreign table", relid) + " as a base table");
+        default: throw unsupported(relation_construct("the relation", relid) + " as a base table");
+    }
+    if (persistence == RELPERSISTENCE_TEMP) {
+        const char* name = call([&] { return get_rel_name(relid); });
+        throw unsupported(std::string("the temporary table ") + name + " as a base table");
+    }
+    // A statement on a parent hands over its children's rows in the
+    // transition tables too, so ONLY cannot tell them apart.  (Without
+    // ONLY, every descendant carries the view's triggers.)
+    if (!rte->inh && (relkind == RELKIND_PARTITIONED_TABLE || call([&] { return has_subclass(relid); })))
+        throw unsupported("FROM ONLY " + relation_construct("over the parent table", relid));
+}
+
+bool has_sublink(Node* node) {
+    return node != nullptr && call([&] { return checkExprHasSubLink(node); });
+}
+
+// The conjuncts of a WHERE clause (one, unless it is an AND).
+List* conjuncts_of(Node* quals) {
+    if (quals == nullptr) return NIL;
+    if (IsA(quals, BoolExpr) && reinterpret_cast<BoolExpr*>(quals)->boolop == AND_EXPR)
+        return reinterpret_cast<BoolExpr*>(quals)->args;
+    return call([&] { return list_make1(quals); });
+}
+
+// The SubLinks of an expression, outermost ones only.
+bool gather_sublinks(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    if (IsA(node, SubLink)) {
+        auto* links = static_cast<List**>(raw);
+        *links = lappend(*links, node);
+        return false;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(gather_sublinks), raw);
+}
+
+struct Walk {
+    const char* cte;
+    bool linear_only;
+    std::vector<Occurrence>* out;
+};
+
+void add(Walk& w, Query* q, int rti, Role role, JoinExpr* join, const std::vector<SubqueryStep>& path) {
+    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    const bool recursive = rte->rtekind == RTE_CTE && w.cte != nullptr && strcmp(rte->ctename, w.cte) == 0;
+    if (!recursive) check_relation(rte);
+    Occurrence o;
+    o.owner = q;
+    o.rtindex = rti;
+    o.role = role;
+    o.join = join;
+    o.path = path;
+    w.out->push_back(std::move(o));
+}
+
+void from_tree(Walk& w, Query* q, Node* node, const std::vector<SubqueryStep>& path) {
+    if (node == nullptr) return;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            from_tree(w, q, static_cast<Node*>(lfirst(lc)), path);
+        return;
+    }
+    if (IsA(node, JoinExpr)) {
+        auto* join = reinterpret_cast<JoinExpr*>(node);
+        const char* name = join->jointype == JOIN_LEFT    ? "LEFT JOIN"
+                           : join->jointype == JOIN_RIGHT ? "RIGHT JOIN"
+                           : join->jointype == JOIN_FULL  ? "FULL JOIN"
+                                                          : nullptr;
+        if (join->jointype != JOIN_INNER && (name == nullptr || join->jointype == JOIN_FULL || w.linear_only))
+            throw unsupported(name ? name : "this kind of join");
+        if (has_sublink(join->quals)) throw unsupported("subqueries in JOIN conditions");
+        if (join->jointype == JOIN_INNER) {
+            from_tree(w, q, join->larg, path);
+            from_tree(w, q, join->rarg, path);
+            return;
+        }
+        if (!path.empty()) throw unsupported(std::string(name) + " inside a subquery");
+        // The nullable side is one relation; the preserved side any tree
+        // of inner and outer joins.
+        Node* preserved = join->jointype == JOIN_LEFT ? join->larg : join->rarg;
+        Node* nullable = join->jointype == JOIN_LEFT ? join->rarg : join->larg;
+        from_tree(w, q, preserved, path);
+        if (!IsA(nullable, RangeTblRef))
+            throw unsupported(std::string(name) + " whose nullable side is a join",
+                              "Join the relations of that side in a view of their own and outer-join that view.");
+        add(w, q, reinterpret_cast<RangeTblRef*>(nullable)->rtindex, Role::Nullable, join, path);
+        return;
+    }
+    if (!IsA(node, RangeTblRef)) throw unsupported("this kind of FROM item");
+    add(w, q, reinterpret_cast<RangeTblRef*>(node)->rtindex, path.empty() ? Role::Linear : Role::Nested, nullptr, path);
+}
+
+// What a subquery of WHERE may be: a select-project-join (DISTINCT
+// allowed: existence does not see it).
+void check_subquery(SubLink* link) {
+    switch (link->subLinkType) {
+        case EXISTS_SUBLINK:
+        case ANY_SUBLINK:
+        case ALL_SUBLINK: break;
+        case EXPR_SUBLINK: throw unsupported("scalar subqueries");
+        case ARRAY_SUBLINK: throw unsupported("ARRAY(subquery)");
+        default: throw unsupported("row comparisons with subqueries");
+    }
+    if (has_sublink(link->testexpr)) throw unsupported("subqueries compared with subqueries");
+    auto* sub = reinterpret_cast<Query*>(link->subselect);
+    if (sub->setOperations != nullptr) throw unsupported("set operations in subqueries");
+    if (sub->hasAggs || sub->groupClause != NIL || sub->havingQual != nullptr || sub->groupingSets != NIL)
+        throw unsupported("aggregation in subqueries");
+    if (sub->cteList != NIL) throw unsupported("WITH in subqueries");
+    if (sub->limitCount != nullptr || sub->limitOffset != nullptr) throw unsupported("LIMIT and OFFSET in subqueries");
+    if (sub->hasWindowFuncs) throw unsupported("window functions");
+    if (sub->hasTargetSRFs) throw unsupported("set-returning functions in the select list");
+    if (sub->hasDistinctOn) throw unsupported("DISTINCT ON");
+    if (has_sublink(reinterpret_cast<Node*>(sub->targetList))) throw unsupported("subqueries in the select list");
+}
+
+// The occurrences of the subqueries of q's WHERE, depth first.
+void where_subqueries(Walk& w, Query* q, const std::vector<SubqueryStep>& path) {
+    if (q->jointree == nullptr) return;
+    List* conjuncts = conjuncts_of(q->jointree->quals);
+    int c = 0;
+    ListCell* lc;
+    foreach (lc, conjuncts) {
+        Node* conjunct = static_cast<Node*>(lfirst(lc));
+        List* links = NIL;
+        call([&] { gather_sublinks(conjunct, &links); });
+        ListCell* ll;
+        foreach (ll, links) {
+            if (w.linear_only) throw unsupported("subqueries in expressions");
+            auto* link = static_cast<SubLink*>(lfirst(ll));
+            check_subquery(link);
+            auto* sub = reinterpret_cast<Query*>(link->subselect);
+            std::vector<SubqueryStep> deeper = path;
+            deeper.push_back(SubqueryStep{q, c, link});
+            from_tree(w, sub, reinterpret_cast<Node*>(sub->jointree), deeper);
+            where_subqueries(w, sub, deeper);
+        }
+        ++c;
+    }
+}
+
+// A filter holds where a subquery over the changed rows says the outer
+// row may see a different answer: EXISTS finds a changed row; x op ANY
+// changes only through a changed row that compares true or unknown, x op
+// ALL only through one that compares false or unknown.
+Node* filter_of(SubLink* link) {
+    if (link->subLinkType == EXISTS_SUBLINK) return reinterpret_cast<Node*>(link);
+    BooleanTest* test = makeNode(BooleanTest);
+    test->arg = reinterpret_cast<Expr*>(link);
+    test->booltesttype = link->subLinkType == ANY_SUBLINK ? IS_NOT_FALSE : IS_NOT_TRUE;
+    test->location = -1;
+    return reinterpret_cast<Node*>(test);
+}
+
+Node* replace_conjunct(Node* quals, int index, Node* replacement) {
+    if (quals != nullptr && IsA(quals, BoolExpr) && reinterpret_cast<BoolExpr*>(quals)->boolop == AND_EXPR) {
+        List* args = list_copy(reinterpret_cast<BoolExpr*>(quals)->args);
+        lfirst(list_nth_cell(args, index)) = replacement;
+        return reinterpret_cast<Node*>(makeBoolExpr(AND_EXPR, args, -1));
+    }
+    return replacement;
+}
+
+// Moves an outer join's condition into a subquery over the changed rows
+// of its nullable side (range table index 1 there); the preserved side's
+// columns become outer references.
+struct MoveContext {
+    int nullable;
+};
+Node* move_into_subquery(Node* node, void* raw) {
+    if (node == nullptr) return nullptr;
+    if (IsA(node, Var)) {
+        Var* var = static_cast<Var*>(copyObjectImpl(node));
+        const int nullable = static_cast<MoveContext*>(raw)->nullable;
+        if (var->varlevelsup == 0 && static_cast<int>(var->varno) == nullable) {
+            var->varno = 1;
+            var->varnosyn = 1;
+            var->varattnosyn = var->varattno;
+        } else if (var->varlevelsup == 0) {
+            var->varlevelsup = 1;
+        }
+        return reinterpret_cast<Node*>(var);
+    }
+    return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(move_into_subquery), raw);
+}
+
+Node* nullable_filter(Query* q, const Occurrence& o, const char* changed) {
+    Node* qual = o.join->quals ? flatten_join_alias_vars(q, static_cast<Node*>(copyObjectImpl(o.join->quals))) : nullptr;
+    MoveContext ctx{o.rtindex};
+    qual = move_into_subquery(qual, &ctx);
+    auto* rte = static_cast<RangeTblEntry*>(copyObjectImpl(rt_fetch(o.rtindex, q->rtable)));
+    rte->ctename = pstrdup(changed);
+    Query* sub = makeNode(Query);
+    sub->commandType = CMD_SELECT;
+    sub->querySource = QSRC_ORIGINAL;
+    sub->canSetTag = true;
+    sub->rtable = list_make1(rte);
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    sub->jointree = makeFromExpr(list_make1(ref), qual);
+    Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
+    sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("__ivm_one"), false));
+    SubLink* link = makeNode(SubLink);
+    link->subLinkType = EXISTS_SUBLINK;
+    link->subselect = reinterpret_cast<Node*>(sub);
+    link->location = -1;
+    return reinterpret_cast<Node*>(link);
+}
+
+// The innermost subquery with the occurrence read from the changed rows;
+// each enclosing one with the conjunct that held the inner subquery
+// replaced by the inner filter.
+Node* nested_filter(const Occurrence& o, const char* changed) {
+    const std::size_t m = o.path.size();
+    auto* inner = static_cast<SubLink*>(copyObjectImpl(o.path[m - 1].link));
+    rt_fetch(o.rtindex, reinterpret_cast<Query*>(inner->subselect)->rtable)->ctename = pstrdup(changed);
+    Node* filter = filter_of(inner);
+    for (std::size_t j = m - 1; j-- > 0;) {
+        auto* outer = static_cast<SubLink*>(copyObjectImpl(o.path[j].link));
+        Query* sub = reinterpret_cast<Query*>(outer->subselect);
+        sub->jointree->quals = replace_conjunct(sub->jointree->quals, o.path[j + 1].conjunct, filter);
+        filter = filter_of(outer);
+    }
+    return filter;
+}
+
+struct UsedWalk {
+    int rtindex;
+    int depth;
+    List* attnos;
+};
+bool mark_used(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    auto* w = static_cast<UsedWalk*>(raw);
+    if (IsA(node, Var)) {
+        auto* var = reinterpret_cast<Var*>(node);
+        if (static_cast<int>(var->varno) == w->rtindex && static_cast<int>(var->varlevelsup) == w->depth &&
+            var->varattno > 0)
+            w->attnos = list_append_unique_int(w->attnos, var->varattno);
+        return false;
+    }
+    if (IsA(node, Query)) {
+        ++w->depth;
+        bool done = query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(mark_used), raw, 0);
+        --w->depth;
+        return done;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(mark_used), raw);
+}
+
+}  // namespace
+
+std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bool linear_only) {
+    if (has_sublink(reinterpret_cast<Node*>(q->targetList))) throw unsupported("subqueries in the select list");
+    if (has_sublink(q->havingQual)) throw unsupported("subqueries in HAVING");
+    std::vector<Occurrence> out;
+    Walk w{recursive_cte, linear_only, &out};
+    from_tree(w, q, reinterpret_cast<Node*>(q->jointree), {});
+    where_subqueries(w, q, {});
+    return out;
+}
+
+void add_change_filter(Query* q, const Occurrence& o, const char* changed) {
+    call([&] {
+        Node* filter = o.role == Role::Nullable ? nullable_filter(q, o, changed) : nested_filter(o, changed);
+        q->jointree->quals = make_and_qual(q->jointree->quals, filter);
+        q->hasSubLinks = true;
+    });
+}
+
+std::vector<AttrNumber> used_columns(const Occurrence& o) {
+    UsedWalk w{o.rtindex, 0, NIL};
+    call([&] { query_tree_walker(o.owner, reinterpret_cast<bool (*)()>(mark_used), &w, 0); });
+    std::vector<AttrNumber> attnos;
+    ListCell* lc;
+    foreach (lc, w.attnos) attnos.push_back(static_cast<AttrNumber>(lfirst_int(lc)));
+    std::sort(attnos.begin(), attnos.end());
+    return attnos;
+}
+
+}  // namespace ivm::pg

@@ -1,0 +1,46 @@
+// The relation occurrences of one query block, and where each sits: in the
+// FROM list (inner joins and the preserved side of outer joins), on the
+// nullable side of an outer join, or inside a subquery of WHERE (EXISTS,
+// IN, NOT IN, op ANY/ALL).  They are found in one fixed order (the FROM
+// tree, then the subqueries of WHERE, depth first), so the same walk over a
+// copy of the query finds the copies in the same order.
+#pragma once
+#include "core/view_model.hpp"
+#include "pg/pg.hpp"
+
+#include <vector>
+
+namespace ivm::pg {
+
+// One subquery on the way from the block down to a nested occurrence: the
+// SubLink sits in conjunct `conjunct` of the WHERE of `owner`.
+struct SubqueryStep {
+    Query* owner = nullptr;
+    int conjunct = 0;
+    SubLink* link = nullptr;
+};
+
+struct Occurrence {
+    Query* owner = nullptr;  // the query whose range table holds it
+    int rtindex = 0;
+    Source::Role role = Source::Role::Linear;
+    JoinExpr* join = nullptr;         // Nullable: its outer join
+    std::vector<SubqueryStep> path;   // Nested: the subqueries, outermost first
+};
+
+// Finds the occurrences of q, refusing (0A000) what the engine cannot
+// maintain.  A reference to the WITH query `recursive_cte` counts as an
+// occurrence; with `linear_only`, outer joins and subqueries are refused
+// (the rules of a recursive relation must be select-project-join).
+std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bool linear_only);
+
+// Adds to the WHERE of q (the query the occurrence was found in) a
+// condition that holds for every row whose derivations a change of the
+// non-linear occurrence can alter.  The changed rows (inserted and deleted
+// ones) are read from the WITH query named `changed`.
+void add_change_filter(Query* q, const Occurrence& occurrence, const char* changed);
+
+// The columns of the occurrence's relation that the query uses.
+std::vector<AttrNumber> used_columns(const Occurrence& occurrence);
+
+}  // namespace ivm::pg
