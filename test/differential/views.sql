@@ -48,3 +48,21 @@ SELECT ivm.create_view('dt_numeric', 'SELECT b, sum(round(a::numeric / 4, b)) AS
 -- a side of EXCEPT ALL / INTERSECT that is a UNION ALL / UNION
 SELECT ivm.create_view('dt_nested_except', 'SELECT b FROM r UNION ALL SELECT b FROM s EXCEPT ALL SELECT d FROM t');
 SELECT ivm.create_view('dt_nested_intersect', 'SELECT d FROM t INTERSECT ALL (SELECT b FROM r UNION SELECT b FROM s)');
+-- outer joins: a padded row comes when the last match goes and goes when one comes
+SELECT ivm.create_view('dt_left', 'SELECT r.a, r.c, s.d FROM r LEFT JOIN s ON r.b = s.b');
+SELECT ivm.create_view('dt_right', 'SELECT t.e, s.b FROM s RIGHT JOIN t ON s.d = t.d AND s.b > 1');
+SELECT ivm.create_view('dt_left_chain', 'SELECT r.a, s.d, t.e FROM r LEFT JOIN s ON r.b = s.b LEFT JOIN t ON t.d = s.d JOIN g ON g.src = r.a');
+SELECT ivm.create_view('dt_left_anti', 'SELECT r.a, r.b FROM r LEFT JOIN s ON r.b = s.b WHERE s.b IS NULL');
+SELECT ivm.create_view('dt_left_agg', 'SELECT r.b, count(s.d) AS n, sum(s.d) AS sd, count(*) AS rows FROM r LEFT JOIN s ON r.b = s.b GROUP BY r.b');
+SELECT ivm.create_view('dt_left_self', 'SELECT x.a, y.c FROM r x LEFT JOIN r y ON x.b = y.a AND y.c IS NOT NULL');
+-- semi-joins and anti-joins, correlated, nested, under OR, in UNION arms and aggregates
+SELECT ivm.create_view('dt_exists', 'SELECT r.a, r.c FROM r WHERE EXISTS (SELECT 1 FROM s WHERE s.b = r.b AND s.d > 0)');
+SELECT ivm.create_view('dt_not_exists', 'SELECT s.b, s.d FROM s WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.d = s.d AND t.e IS NOT NULL)');
+SELECT ivm.create_view('dt_in', 'SELECT a, c FROM r WHERE b IN (SELECT d FROM t)');
+SELECT ivm.create_view('dt_not_in', 'SELECT a, b FROM r WHERE b NOT IN (SELECT b FROM s WHERE d < 3)');
+SELECT ivm.create_view('dt_nested_neg', 'SELECT t.d, t.e FROM t WHERE NOT EXISTS (SELECT 1 FROM s WHERE s.d = t.d AND NOT EXISTS (SELECT 1 FROM r WHERE r.b = s.b))');
+SELECT ivm.create_view('dt_self_anti', 'SELECT x.a, x.b FROM r x WHERE NOT EXISTS (SELECT 1 FROM r y WHERE y.a = x.b)');
+SELECT ivm.create_view('dt_any_all', 'SELECT a, c FROM r WHERE a > ALL (SELECT d FROM s WHERE s.b = r.b) OR c = ANY (SELECT e FROM t WHERE t.d > r.a)');
+SELECT ivm.create_view('dt_exists_agg', 'SELECT s.d, count(*) AS n, max(s.b) AS hi FROM s WHERE EXISTS (SELECT 1 FROM r JOIN t ON r.c = t.e WHERE r.b = s.b) GROUP BY s.d');
+SELECT ivm.create_view('dt_neg_union', 'SELECT b FROM r WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.d = r.b) UNION SELECT b FROM s WHERE b IN (SELECT a FROM g2)');
+SELECT ivm.create_view('dt_neg_join', 'SELECT r.a, s.d FROM r JOIN s ON r.b = s.b WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.d = s.d AND t.e = r.c)');

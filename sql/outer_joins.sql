@@ -1,0 +1,77 @@
+-- LEFT and RIGHT outer joins by counting: the preserved side's changes are
+-- deltas; a change of the nullable side is the difference of the view's
+-- rows over the preserved rows it can match, now and before the statement.
+CREATE TABLE orders (id int, customer int, amount int);
+CREATE TABLE customers (id int, name text);
+CREATE TABLE regions (customer int, region text);
+INSERT INTO orders VALUES (1, 10, 100), (2, 10, 200), (3, 20, 50), (4, NULL, 70), (5, 30, 10);
+INSERT INTO customers VALUES (10, 'ann'), (20, 'bob'), (20, 'bob'), (40, 'dan');
+INSERT INTO regions VALUES (10, 'north'), (20, 'south');
+
+SELECT ivm.create_view('order_names', 'SELECT o.id, o.amount, c.name FROM orders o LEFT JOIN customers c ON o.customer = c.id');
+SELECT ivm.create_view('customer_orders', 'SELECT c.name, o.id FROM orders o RIGHT JOIN customers c ON o.customer = c.id AND o.amount > 60');
+SELECT ivm.create_view('order_regions', 'SELECT o.id, c.name, r.region FROM orders o LEFT JOIN customers c ON o.customer = c.id LEFT JOIN regions r ON r.customer = c.id');
+SELECT ivm.create_view('lonely_orders', 'SELECT o.id FROM orders o LEFT JOIN customers c ON o.customer = c.id WHERE c.id IS NULL');
+SELECT ivm.create_view('spend', 'SELECT c.id, count(o.id) AS orders, sum(o.amount) AS total FROM customers c LEFT JOIN orders o ON o.customer = c.id GROUP BY c.id');
+-- a NULL key and an unknown customer are padded; bob's duplicate doubles order 3
+SELECT * FROM order_names ORDER BY 1, 3;
+SELECT * FROM customer_orders ORDER BY 1, 2;
+SELECT * FROM order_regions ORDER BY 1, 2, 3;
+SELECT * FROM spend ORDER BY 1;
+
+-- the last match goes: the padded row comes
+DELETE FROM customers WHERE id = 10;
+SELECT * FROM order_names ORDER BY 1, 3;
+SELECT * FROM lonely_orders ORDER BY 1;
+-- one of two equal matches goes: the row stays once
+DELETE FROM customers WHERE ctid = (SELECT min(ctid) FROM customers WHERE id = 20);
+SELECT * FROM order_names WHERE id = 3;
+-- a match comes: the padded row goes
+INSERT INTO customers VALUES (30, 'cid'), (10, 'ann');
+SELECT * FROM order_names ORDER BY 1, 3;
+SELECT * FROM lonely_orders ORDER BY 1;
+SELECT * FROM spend ORDER BY 1;
+-- the nullable side's own column changes, and a second chain link
+UPDATE customers SET name = 'anne' WHERE id = 10;
+DELETE FROM regions WHERE customer = 20;
+INSERT INTO regions VALUES (30, 'east');
+SELECT * FROM order_regions ORDER BY 1, 2, 3;
+-- the preserved side changes
+UPDATE orders SET customer = 40 WHERE id = 4;
+INSERT INTO orders VALUES (6, 99, 1);
+SELECT * FROM customer_orders ORDER BY 1, 2;
+SELECT ivm_check('order_names'), ivm_check('customer_orders'), ivm_check('order_regions'),
+       ivm_check('lonely_orders'), ivm_check('spend');
+
+-- both sides in one statement, and an update that leaves rows as they were
+WITH moved AS (DELETE FROM customers WHERE id = 30 RETURNING *)
+INSERT INTO orders SELECT 7, id, 5 FROM moved;
+UPDATE customers SET id = id;
+SELECT * FROM order_names ORDER BY 1, 3;
+SELECT ivm_check('order_names'), ivm_check('customer_orders'), ivm_check('order_regions'),
+       ivm_check('lonely_orders'), ivm_check('spend');
+TRUNCATE customers;
+SELECT * FROM lonely_orders ORDER BY 1;
+SELECT ivm_check('order_names'), ivm_check('customer_orders'), ivm_check('order_regions'),
+       ivm_check('lonely_orders'), ivm_check('spend');
+
+-- a nullable side with a primary key: the rows as they were are found by it
+CREATE TABLE products (sku int PRIMARY KEY, label text NOT NULL);
+CREATE TABLE lines (id int, sku int);
+INSERT INTO products VALUES (1, 'pen'), (2, 'ink');
+INSERT INTO lines VALUES (1, 1), (2, 1), (3, 2), (4, 3);
+SELECT ivm.create_view('line_labels', 'SELECT l.id, p.label FROM lines l LEFT JOIN products p ON p.sku = l.sku');
+UPDATE products SET sku = 3 WHERE sku = 2;
+UPDATE products SET label = 'nib' WHERE sku = 1;
+WITH gone AS (DELETE FROM products WHERE sku = 3 RETURNING *) INSERT INTO products SELECT 2, label FROM gone;
+SELECT * FROM line_labels ORDER BY 1;
+SELECT ivm_check('line_labels');
+
+-- what stays refused
+SELECT refused($$SELECT o.id FROM orders o FULL JOIN customers c ON o.customer = c.id$$);
+SELECT refused($$SELECT o.id FROM orders o LEFT JOIN (customers c JOIN regions r ON r.customer = c.id) ON o.customer = c.id$$);
+SELECT refused($$SELECT o.id FROM orders o LEFT JOIN customers c ON o.customer = c.id AND EXISTS (SELECT 1 FROM regions)$$);
+
+SELECT ivm.drop_view('order_names'), ivm.drop_view('customer_orders'), ivm.drop_view('order_regions'),
+       ivm.drop_view('lonely_orders'), ivm.drop_view('spend'), ivm.drop_view('line_labels');
+DROP TABLE orders, customers, regions, products, lines;
