@@ -5,6 +5,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/expand_views.hpp"
+#include "pg/full_joins.hpp"
 #include "pg/maintain.hpp"
 #include "pg/occurrences.hpp"
 
@@ -693,28 +694,33 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
             check_query_shape(arm);
             if (arm->setOperations != nullptr || arm->hasAggs || arm->groupClause != NIL || arm->havingQual != nullptr)
                 throw unsupported("aggregation and nested set operations in the arms of a UNION");
-            const std::vector<Occurrence> occurrences = find_occurrences(arm, cte_name, false);
-            if (occurrences.empty()) throw unsupported("UNION arms without base tables");
             check_expressions(arm);
-            Block block;
-            block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
-            fill_templates(block, arm, cte_name, &names);
-            block.side = sides[a];
-            out.model.blocks.push_back(std::move(block));
+            for (Query* half : split_full_joins(arm)) {
+                const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
+                if (occurrences.empty()) throw unsupported("UNION arms without base tables");
+                Block block;
+                block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
+                fill_templates(block, half, cte_name, &names);
+                block.side = sides[a];
+                out.model.blocks.push_back(std::move(block));
+            }
         }
         return out;
     }
 
-    const std::vector<Occurrence> occurrences = find_occurrences(q, cte_name, false);
-    if (occurrences.empty()) throw unsupported("views without base tables");
     out.model.distinct = q->distinctClause != NIL;
-    Block block;
-    block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
-    out.model.blocks.push_back(std::move(block));
-    if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr)
-        describe_aggregation(q, cte_name, out.model);
-    else
-        fill_templates(out.model.blocks[0], q, cte_name);
+    // A FULL JOIN makes the view a UNION ALL of the queries it stands for.
+    for (Query* half : split_full_joins(q)) {
+        const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
+        if (occurrences.empty()) throw unsupported("views without base tables");
+        Block block;
+        block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
+        out.model.blocks.push_back(std::move(block));
+        if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr)
+            describe_aggregation(q, cte_name, out.model);
+        else
+            fill_templates(out.model.blocks.back(), half, cte_name, &names);
+    }
     return out;
 }
 

@@ -238,29 +238,6 @@ Node* move_into_subquery(Node* node, void* raw) {
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(move_into_subquery), raw);
 }
 
-Node* nullable_filter(Query* q, const Occurrence& o, const char* changed) {
-    Node* qual = o.join->quals ? flatten_join_alias_vars(q, static_cast<Node*>(copyObjectImpl(o.join->quals))) : nullptr;
-    MoveContext ctx{o.rtindex};
-    qual = move_into_subquery(qual, &ctx);
-    auto* rte = static_cast<RangeTblEntry*>(copyObjectImpl(rt_fetch(o.rtindex, q->rtable)));
-    rte->ctename = pstrdup(changed);
-    Query* sub = makeNode(Query);
-    sub->commandType = CMD_SELECT;
-    sub->querySource = QSRC_ORIGINAL;
-    sub->canSetTag = true;
-    sub->rtable = list_make1(rte);
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
-    sub->jointree = makeFromExpr(list_make1(ref), qual);
-    Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
-    sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("__ivm_one"), false));
-    SubLink* link = makeNode(SubLink);
-    link->subLinkType = EXISTS_SUBLINK;
-    link->subselect = reinterpret_cast<Node*>(sub);
-    link->location = -1;
-    return reinterpret_cast<Node*>(link);
-}
-
 // The innermost subquery with the occurrence read from the changed rows;
 // each enclosing one with the conjunct that held the inner subquery
 // replaced by the inner filter.
@@ -304,6 +281,31 @@ bool mark_used(Node* node, void* raw) {
 
 }  // namespace
 
+SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed) {
+    return call([&] {
+        Node* qual = quals ? flatten_join_alias_vars(q, static_cast<Node*>(copyObjectImpl(quals))) : nullptr;
+        MoveContext ctx{rtindex};
+        qual = move_into_subquery(qual, &ctx);
+        auto* rte = static_cast<RangeTblEntry*>(copyObjectImpl(rt_fetch(rtindex, q->rtable)));
+        if (renamed != nullptr) rte->ctename = pstrdup(renamed);
+        Query* sub = makeNode(Query);
+        sub->commandType = CMD_SELECT;
+        sub->querySource = QSRC_ORIGINAL;
+        sub->canSetTag = true;
+        sub->rtable = list_make1(rte);
+        RangeTblRef* ref = makeNode(RangeTblRef);
+        ref->rtindex = 1;
+        sub->jointree = makeFromExpr(list_make1(ref), qual);
+        Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
+        sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("__ivm_one"), false));
+        SubLink* link = makeNode(SubLink);
+        link->subLinkType = EXISTS_SUBLINK;
+        link->subselect = reinterpret_cast<Node*>(sub);
+        link->location = -1;
+        return link;
+    });
+}
+
 std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bool linear_only) {
     if (has_sublink(reinterpret_cast<Node*>(q->targetList))) throw unsupported("subqueries in the select list");
     if (has_sublink(q->havingQual)) throw unsupported("subqueries in HAVING");
@@ -315,8 +317,9 @@ std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bo
 }
 
 void add_change_filter(Query* q, const Occurrence& o, const char* changed) {
+    Node* filter = o.role == Role::Nullable ? reinterpret_cast<Node*>(exists_matching(q, o.rtindex, o.join->quals, changed))
+                                            : call([&] { return nested_filter(o, changed); });
     call([&] {
-        Node* filter = o.role == Role::Nullable ? nullable_filter(q, o, changed) : nested_filter(o, changed);
         q->jointree->quals = make_and_qual(q->jointree->quals, filter);
         q->hasSubLinks = true;
     });

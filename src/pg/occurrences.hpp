@@ -40,6 +40,12 @@ std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bo
 // ones) are read from the WITH query named `changed`.
 void add_change_filter(Query* q, const Occurrence& occurrence, const char* changed);
 
+// EXISTS (SELECT 1 FROM <relation rtindex of q> WHERE quals): the
+// relation's columns in quals now read the subquery's, the others are
+// outer references.  With `renamed`, the relation (a CTE reference) is
+// read under that name instead.
+SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed);
+
 // The columns of the occurrence's relation that the query uses.
 std::vector<AttrNumber> used_columns(const Occurrence& occurrence);
 
