@@ -67,11 +67,26 @@ WITH gone AS (DELETE FROM products WHERE sku = 3 RETURNING *) INSERT INTO produc
 SELECT * FROM line_labels ORDER BY 1;
 SELECT ivm_check('line_labels');
 
+-- FULL JOIN: the LEFT JOIN, and the right side's unmatched rows padded
+SELECT ivm.create_view('all_pairs', 'SELECT o.id, c.name, coalesce(o.customer, c.id) AS who FROM orders o FULL JOIN customers c ON o.customer = c.id');
+SELECT ivm.create_view('all_keys', 'SELECT DISTINCT c.id, r.region, l.id AS line FROM customers c FULL JOIN regions r ON c.id = r.customer JOIN lines l ON l.sku = coalesce(c.id, r.customer) / 10');
+INSERT INTO customers VALUES (10, 'ann'), (77, 'gus');
+SELECT * FROM all_pairs ORDER BY 3, 1;
+DELETE FROM orders WHERE customer = 10;
+UPDATE customers SET id = 20 WHERE id = 77;
+INSERT INTO regions VALUES (5, 'west');
+SELECT * FROM all_pairs ORDER BY 3, 1;
+SELECT * FROM all_keys ORDER BY 1, 2, 3;
+SELECT ivm_check('all_pairs'), ivm_check('all_keys');
+
 -- what stays refused
-SELECT refused($$SELECT o.id FROM orders o FULL JOIN customers c ON o.customer = c.id$$);
+SELECT refused($$SELECT o.id FROM orders o FULL JOIN (customers c JOIN regions r ON r.customer = c.id) ON o.customer = c.id$$);
+SELECT refused($$SELECT c.id FROM customers c FULL JOIN regions r ON c.id = r.customer FULL JOIN products p ON p.sku = c.id$$);
+SELECT refused($$SELECT c.id, count(*) FROM orders o FULL JOIN customers c ON o.customer = c.id GROUP BY c.id$$);
 SELECT refused($$SELECT o.id FROM orders o LEFT JOIN (customers c JOIN regions r ON r.customer = c.id) ON o.customer = c.id$$);
 SELECT refused($$SELECT o.id FROM orders o LEFT JOIN customers c ON o.customer = c.id AND EXISTS (SELECT 1 FROM regions)$$);
 
 SELECT ivm.drop_view('order_names'), ivm.drop_view('customer_orders'), ivm.drop_view('order_regions'),
-       ivm.drop_view('lonely_orders'), ivm.drop_view('spend'), ivm.drop_view('line_labels');
+       ivm.drop_view('lonely_orders'), ivm.drop_view('spend'), ivm.drop_view('line_labels'),
+       ivm.drop_view('all_pairs'), ivm.drop_view('all_keys');
 DROP TABLE orders, customers, regions, products, lines;

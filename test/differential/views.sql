@@ -66,3 +66,6 @@ SELECT ivm.create_view('dt_any_all', 'SELECT a, c FROM r WHERE a > ALL (SELECT d
 SELECT ivm.create_view('dt_exists_agg', 'SELECT s.d, count(*) AS n, max(s.b) AS hi FROM s WHERE EXISTS (SELECT 1 FROM r JOIN t ON r.c = t.e WHERE r.b = s.b) GROUP BY s.d');
 SELECT ivm.create_view('dt_neg_union', 'SELECT b FROM r WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.d = r.b) UNION SELECT b FROM s WHERE b IN (SELECT a FROM g2)');
 SELECT ivm.create_view('dt_neg_join', 'SELECT r.a, s.d FROM r JOIN s ON r.b = s.b WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.d = s.d AND t.e = r.c)');
+-- FULL JOIN: the LEFT JOIN and the unmatched right rows padded
+SELECT ivm.create_view('dt_full', 'SELECT r.a, r.c, s.d, coalesce(r.b, s.b) AS k FROM r FULL JOIN s ON r.b = s.b');
+SELECT ivm.create_view('dt_full_using', 'SELECT DISTINCT b, d, e FROM s FULL JOIN t USING (d) WHERE e IS DISTINCT FROM ''q''');
