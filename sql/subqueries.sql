@@ -16,6 +16,8 @@ SELECT ivm.create_view('untagged', 'SELECT id, kind FROM items WHERE kind NOT IN
 SELECT ivm.create_view('kinds_without_items', 'SELECT k.id FROM kinds k WHERE NOT EXISTS (SELECT 1 FROM items i WHERE i.kind = k.id AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.tag = i.tag))');
 SELECT ivm.create_view('top_items', 'SELECT id FROM items i WHERE i.id >= ALL (SELECT j.id FROM items j WHERE j.kind = i.kind) OR i.tag = ANY (SELECT tag FROM tags WHERE kind > 1)');
 SELECT ivm.create_view('known_per_kind', 'SELECT kind, count(*) AS n FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id = i.kind) GROUP BY kind');
+-- uncorrelated, reading no column of its table
+SELECT ivm.create_view('while_tagged', 'SELECT id FROM items WHERE EXISTS (SELECT FROM tags)');
 SELECT * FROM known ORDER BY 1;
 SELECT * FROM unknown ORDER BY 1;
 SELECT * FROM tagged ORDER BY 1;
@@ -54,6 +56,11 @@ DELETE FROM tags;
 SELECT ivm_check('known'), ivm_check('unknown'), ivm_check('tagged'), ivm_check('untagged'),
        ivm_check('kinds_without_items'), ivm_check('top_items'), ivm_check('known_per_kind');
 SELECT * FROM untagged ORDER BY 1;
+SELECT count(*) FROM while_tagged;
+INSERT INTO tags VALUES ('a', 1), ('a', 1);
+DELETE FROM tags WHERE ctid = (SELECT min(ctid) FROM tags);
+SELECT count(*) FROM while_tagged;
+SELECT ivm_check('while_tagged');
 
 -- what stays refused
 SELECT refused($$SELECT id FROM items WHERE kind = (SELECT max(id) FROM kinds)$$);
@@ -66,5 +73,6 @@ SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k LEFT
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id = i.kind AND random() > 0.5)$$);
 
 SELECT ivm.drop_view('known'), ivm.drop_view('unknown'), ivm.drop_view('tagged'), ivm.drop_view('untagged'),
-       ivm.drop_view('kinds_without_items'), ivm.drop_view('top_items'), ivm.drop_view('known_per_kind');
+       ivm.drop_view('kinds_without_items'), ivm.drop_view('top_items'), ivm.drop_view('known_per_kind'),
+       ivm.drop_view('while_tagged');
 DROP TABLE items, kinds, tags;

@@ -537,7 +537,15 @@ void describe_rows(const Occurrence& o, Oid relid, Source& source) {
     for (AttrNumber a : best)
         if (std::find(columns.begin(), columns.end(), a) == columns.end()) columns.push_back(a);
     source.unique = !best.empty();
-    if (columns.empty()) columns.push_back(1);  // rows told apart by something
+    if (columns.empty()) {  // rows told apart by something: all the columns
+        const int natts = call([&] {
+            Relation rel = table_open(relid, AccessShareLock);
+            const int n = RelationGetNumberOfAttributes(rel);
+            table_close(rel, AccessShareLock);
+            return n;
+        });
+        for (int a = 1; a <= natts; ++a) columns.push_back(static_cast<AttrNumber>(a));
+    }
     std::sort(columns.begin(), columns.end());
     for (AttrNumber a : columns) {
         Oid type = InvalidOid;
