@@ -18,6 +18,8 @@ SELECT ivm.create_view('top_items', 'SELECT id FROM items i WHERE i.id >= ALL (S
 SELECT ivm.create_view('known_per_kind', 'SELECT kind, count(*) AS n FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id = i.kind) GROUP BY kind');
 -- uncorrelated, reading no column of its table
 SELECT ivm.create_view('while_tagged', 'SELECT id FROM items WHERE EXISTS (SELECT FROM tags)');
+-- explain_view says how a table read inside a subquery is maintained
+SELECT line FROM ivm.explain_view('unknown') AS line WHERE line LIKE 'on %' OR line LIKE '  read %';
 SELECT * FROM known ORDER BY 1;
 SELECT * FROM unknown ORDER BY 1;
 SELECT * FROM tagged ORDER BY 1;

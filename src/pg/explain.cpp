@@ -63,6 +63,18 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         changed[b] = true;
         lines.push_back("on INSERT, UPDATE or DELETE of " + model.bases[b] + " (transition tables " +
                         counting::new_rows_relation(b) + " and " + counting::old_rows_relation(b) + "):");
+        // Where the view is not linear in the table, say how its changes go.
+        bool nullable = false, nested = false;
+        for (const Block& block : model.blocks)
+            for (const Source& source : block.sources) {
+                if (source.base != b) continue;
+                nullable |= source.role == Source::Role::Nullable;
+                nested |= source.role == Source::Role::Nested;
+            }
+        if (nullable || nested)
+            lines.push_back(std::string("  read ") + (nullable ? "on the nullable side of an outer join" : "") +
+                            (nullable && nested ? " and " : "") + (nested ? "inside a subquery" : "") +
+                            ": a change is the view's query over the rows it can concern, now minus before");
         lines.push_back("  delta: " + counting::delta_query(model, changed));
         lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
     }
