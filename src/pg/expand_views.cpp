@@ -116,11 +116,7 @@ void flatten_inner_joins(Query* q, const std::vector<int>& refs) {
     ListCell* lc;
     foreach (lc, q->rtable) {
         auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
-        if (rte->rtekind != RTE_JOIN) continue;
-        rte->rtekind = RTE_RESULT;
-        rte->joinaliasvars = rte->joinleftcols = rte->joinrightcols = NIL;
-        rte->eref = makeAlias(rte->eref->aliasname, NIL);
-        rte->alias = nullptr;
+        if (rte->rtekind == RTE_JOIN) leave_out_of_from(rte);
     }
 }
 
@@ -212,18 +208,21 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
                 q->jointree->quals = q->jointree->quals == nullptr ? v->jointree->quals
                                                                    : make_and_qual(q->jointree->quals, v->jointree->quals);
             // The entry stays in the range table, out of the FROM tree.
-            if (rte->rtekind == RTE_CTE || rte->rtekind == RTE_SUBQUERY) {
-                rte->rtekind = RTE_RESULT;
-                rte->subquery = nullptr;
-                rte->eref = makeAlias(rte->eref->aliasname, NIL);
-                rte->alias = nullptr;
-            }
+            if (rte->rtekind == RTE_CTE || rte->rtekind == RTE_SUBQUERY) leave_out_of_from(rte);
         });
     }
     return true;
 }
 
 }  // namespace
+
+void leave_out_of_from(RangeTblEntry* rte) {
+    rte->rtekind = RTE_RESULT;
+    rte->subquery = nullptr;
+    rte->joinaliasvars = rte->joinleftcols = rte->joinrightcols = NIL;
+    rte->eref = makeAlias(rte->eref->aliasname, NIL);
+    rte->alias = nullptr;
+}
 
 std::vector<Oid> expand_plain_views(Query* q) {
     std::vector<Oid> expanded;

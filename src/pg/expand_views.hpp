@@ -17,4 +17,10 @@ namespace ivm::pg {
 // expanded (nested ones too).  Modifies q.
 std::vector<Oid> expand_plain_views(Query* q);
 
+// An entry taken out of the FROM tree stays in the range table (range
+// table indexes must not move) as an empty RTE_RESULT, which the deparser
+// passes over instead of looking for its inputs.  Palloc's: call it under
+// pg::call.
+void leave_out_of_from(RangeTblEntry* rte);
+
 }  // namespace ivm::pg

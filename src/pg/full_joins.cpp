@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/expand_views.hpp"
 #include "pg/occurrences.hpp"
 
 namespace ivm::pg {
@@ -81,13 +82,7 @@ std::vector<Query*> split_full_joins(Query* q) {
     SubLink* matched = exists_matching(padded, a, join->quals, nullptr);
     call([&] {
         *padded_slot = join->rarg;
-        // The join's entry stays in the range table, out of the FROM tree,
-        // where the deparser would look for its inputs.
-        RangeTblEntry* entry = rt_fetch(join->rtindex, padded->rtable);
-        entry->rtekind = RTE_RESULT;
-        entry->joinaliasvars = entry->joinleftcols = entry->joinrightcols = NIL;
-        entry->eref = makeAlias(entry->eref->aliasname, NIL);
-        entry->alias = nullptr;
+        leave_out_of_from(rt_fetch(join->rtindex, padded->rtable));
         NullContext ctx{a, 0};
         padded->targetList = reinterpret_cast<List*>(null_columns(reinterpret_cast<Node*>(padded->targetList), &ctx));
         padded->jointree = reinterpret_cast<FromExpr*>(null_columns(reinterpret_cast<Node*>(padded->jointree), &ctx));
