@@ -25,7 +25,7 @@ SELECT refused($$SELECT a FROM t TABLESAMPLE SYSTEM (50)$$);
 SELECT refused($$SELECT generate_series(1, a) FROM t$$);
 SELECT refused($$SELECT DISTINCT ON (a) a, b FROM t$$);
 SELECT refused($$SELECT a, j FROM t$$);
-SELECT refused($$SELECT a FROM t INTERSECT SELECT a FROM u UNION SELECT a FROM t$$);
+SELECT refused($$(SELECT a FROM t ORDER BY a LIMIT 2) UNION SELECT a FROM u$$);
 SELECT refused($$SELECT a FROM t WHERE a = (SELECT min(a) FROM u)$$);
 SELECT refused($$WITH RECURSIVE w(a) AS (SELECT a FROM t UNION SELECT w.a + 1 FROM w WHERE w.a < 9 AND w.a IN (SELECT a FROM u)) SELECT a FROM w$$);
 SELECT refused($$SELECT t.a, count(*) FROM t FULL JOIN u ON t.a = u.a GROUP BY t.a$$);

@@ -142,61 +142,77 @@ std::string term_query(const CountingView& view, const Block& block, const std::
                 out.push_back("__ivm_t.__ivm_arg" + std::to_string(k + 1));
         outputs = sql::join(out, ", ");
     }
-    const std::string tag = view.set_op == CountingView::SetOp::None ? "" : ", " + std::to_string(side) + " AS __ivm_side";
+    const std::string tag = view.arms == 0 ? "" : ", " + std::to_string(side) + " AS __ivm_side";
     return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (WITH " +
            sql::join(ctes, ", ") + " " + spj + ") __ivm_t";
 }
 
-// INTERSECT/EXCEPT: sum the counts per tuple and arm.
+std::string arm_column(const std::string& prefix, int arm) { return prefix + std::to_string(arm + 1); }
+
+// Set operation trees: sum the counts per tuple and arm.
 std::string netted_sides(const CountingView& view, const std::string& tagged_union) {
-    auto arm = [](int side) {
-        return "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_side" + sql::op("=") + std::to_string(side) +
-               "), 0)::bigint";
-    };
-    return "SELECT " + output_columns(view, "") + ", " + arm(0) + " AS __ivm_dl, " + arm(1) +
-           " AS __ivm_dr FROM (" + tagged_union + ") __ivm_u GROUP BY " + sql::ordinals(view.columns.size()) +
-           " HAVING " + arm(0) + sql::op("<>") + "0 OR " + arm(1) + sql::op("<>") + "0";
+    std::vector<std::string> sums, nonzero;
+    for (int a = 0; a < view.arms; ++a) {
+        const std::string sum = "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_side" + sql::op("=") +
+                                std::to_string(a) + "), 0)::bigint";
+        sums.push_back(sum + " AS " + arm_column("__ivm_d", a));
+        nonzero.push_back(sum + sql::op("<>") + "0");
+    }
+    return "SELECT " + output_columns(view, "") + ", " + sql::join(sums, ", ") + " FROM (" + tagged_union +
+           ") __ivm_u GROUP BY " + sql::ordinals(view.columns.size()) + " HAVING " + sql::join(nonzero, " OR ");
 }
 
-// How many times a tuple with l left and r right derivations is shown.
-std::string shown(const CountingView& view, const std::string& left, const std::string& right) {
-    const std::string l = view.left_distinct ? "LEAST(" + left + ", 1)" : left;
-    const std::string r = view.right_distinct ? "LEAST(" + right + ", 1)" : right;
-    switch (view.set_op) {
-        case CountingView::SetOp::IntersectAll: return "LEAST(" + l + ", " + r + ")";
-        case CountingView::SetOp::ExceptAll: return "GREATEST(" + l + sql::op("-") + r + ", 0)";
-        case CountingView::SetOp::Intersect:
-            return "(CASE WHEN " + l + sql::op(">") + "0 AND " + r + sql::op(">") + "0 THEN 1 ELSE 0 END)::bigint";
-        case CountingView::SetOp::Except:
-            return "(CASE WHEN " + l + sql::op(">") + "0 AND " + r + sql::op("=") + "0 THEN 1 ELSE 0 END)::bigint";
-        case CountingView::SetOp::None: break;
+// How many times the tree shows a tuple whose count in arm i is the
+// column prefix<i+1>.
+std::string shown(const CountingView::SetNode& node, const std::string& prefix) {
+    using Op = CountingView::SetNode::Op;
+    if (node.op == Op::Arm) return arm_column(prefix, node.arm);
+    const std::string l = shown(node.children.at(0), prefix), r = shown(node.children.at(1), prefix);
+    const std::string gt0 = sql::op(">") + "0";
+    switch (node.op) {
+        case Op::UnionAll: return "(" + l + sql::op("+") + r + ")";
+        case Op::Union: return "(CASE WHEN " + l + gt0 + " OR " + r + gt0 + " THEN 1 ELSE 0 END)::bigint";
+        case Op::IntersectAll: return "LEAST(" + l + ", " + r + ")";
+        case Op::Intersect: return "(CASE WHEN " + l + gt0 + " AND " + r + gt0 + " THEN 1 ELSE 0 END)::bigint";
+        case Op::ExceptAll: return "GREATEST(" + l + sql::op("-") + r + ", 0)";
+        case Op::Except:
+            return "(CASE WHEN " + l + gt0 + " AND " + r + sql::op("=") + "0 THEN 1 ELSE 0 END)::bigint";
+        case Op::Arm: break;
     }
-    throw Error(sqlstate::internal_error, "no set operation");
+    throw Error(sqlstate::internal_error, "unknown set operation");
 }
 
 std::string set_op_merge(const CountingView& view, const std::string& delta) {
     const std::string cols = output_columns(view, "");
-    const std::string gone = "__ivm_m.__ivm_nl" + sql::op("=") + "0 AND __ivm_m.__ivm_nr" + sql::op("=") + "0";
-    const std::string now = shown(view, "__ivm_nl", "__ivm_nr"), before = shown(view, "__ivm_ol", "__ivm_or");
-    return "WITH __ivm_d AS MATERIALIZED (" + delta +
-           "), __ivm_m AS MATERIALIZED (SELECT __ivm_e.*, " + now + " AS __ivm_now, " + before +
-           " AS __ivm_before FROM (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, COALESCE(__ivm_s.__ivm_left, 0) AS __ivm_ol, "
-           "COALESCE(__ivm_s.__ivm_right, 0) AS __ivm_or, COALESCE(__ivm_s.__ivm_left, 0)" + sql::op("+") +
-           "__ivm_d.__ivm_dl AS __ivm_nl, COALESCE(__ivm_s.__ivm_right, 0)" + sql::op("+") +
-           "__ivm_d.__ivm_dr AS __ivm_nr FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " +
+    std::vector<std::string> counts, gone, negative, set, stored, now;
+    for (int a = 0; a < view.arms; ++a) {
+        const std::string o = arm_column("__ivm_o", a), n = arm_column("__ivm_n", a);
+        const std::string column = arm_column("__ivm_arm", a);
+        counts.push_back("COALESCE(__ivm_s." + column + ", 0) AS " + o + ", COALESCE(__ivm_s." + column + ", 0)" +
+                         sql::op("+") + "__ivm_d." + arm_column("__ivm_d", a) + " AS " + n);
+        gone.push_back("__ivm_m." + n + sql::op("=") + "0");
+        negative.push_back(n + sql::op("<") + "0");
+        set.push_back(column + " = __ivm_m." + n);
+        stored.push_back(column);
+        now.push_back(n);
+    }
+    const std::string none_left = sql::join(gone, " AND ");
+    const std::string shown_now = shown(view.set_tree, "__ivm_n"), shown_before = shown(view.set_tree, "__ivm_o");
+    return "WITH __ivm_d AS MATERIALIZED (" + delta + "), __ivm_m AS MATERIALIZED (SELECT __ivm_e.*, " + shown_now +
+           " AS __ivm_now, " + shown_before + " AS __ivm_before FROM (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
+           sql::join(counts, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " +
            tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Computed) +
            ") __ivm_e), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" +
-           sql::op("=") + "__ivm_m.__ivm_tid AND " + gone + " RETURNING 1), __ivm_upd AS (UPDATE " + view.storage +
-           " __ivm_s SET __ivm_left = __ivm_m.__ivm_nl, __ivm_right = __ivm_m.__ivm_nr, __ivm_count = __ivm_m.__ivm_now "
-           "FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT (" + gone +
-           ") RETURNING 1), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols +
-           ", __ivm_left, __ivm_right, __ivm_count) SELECT " + cols + ", __ivm_nl, __ivm_nr, __ivm_now FROM __ivm_m "
-           "WHERE __ivm_tid IS NULL AND NOT (__ivm_nl" + sql::op("=") + "0 AND __ivm_nr" + sql::op("=") +
-           "0) RETURNING 1) SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
+           sql::op("=") + "__ivm_m.__ivm_tid AND " + none_left + " RETURNING 1), __ivm_upd AS (UPDATE " +
+           view.storage + " __ivm_s SET " + sql::join(set, ", ") +
+           ", __ivm_count = __ivm_m.__ivm_now FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
+           "__ivm_m.__ivm_tid AND NOT (" + none_left + ") RETURNING 1), __ivm_ins AS (INSERT INTO " + view.storage +
+           " (" + cols + ", " + sql::join(stored, ", ") + ", __ivm_count) SELECT " + cols + ", " + sql::join(now, ", ") +
+           ", __ivm_now FROM __ivm_m WHERE __ivm_tid IS NULL AND NOT (" + none_left +
+           ") RETURNING 1) SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
            "__ivm_before, 0)), 0)::bigint, COALESCE(pg_catalog.sum(GREATEST(__ivm_before" + sql::op("-") +
            "__ivm_now, 0)), 0)::bigint, (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) "
-           "FROM __ivm_del), pg_catalog.count(*) FILTER (WHERE __ivm_nl" + sql::op("<") + "0 OR __ivm_nr" +
-           sql::op("<") + "0) FROM __ivm_m";
+           "FROM __ivm_del), pg_catalog.count(*) FILTER (WHERE " + sql::join(negative, " OR ") + ") FROM __ivm_m";
 }
 
 std::vector<State> all_now(const Block& block) { return std::vector<State>(block.sources.size(), State::Now); }
@@ -540,7 +556,7 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
     // even when its changes cancel (an UPDATE of an aggregated column).
     if (!view.partial.empty()) return partial_delta(view, sql::join(terms, " UNION ALL "));
     if (view.aggregate) return groups_of(view, sql::join(terms, " UNION ALL "));
-    if (view.set_op != CountingView::SetOp::None) return netted_sides(view, sql::join(terms, " UNION ALL "));
+    if (view.arms > 0) return netted_sides(view, sql::join(terms, " UNION ALL "));
     return netted(view, sql::join(terms, " UNION ALL "));
 }
 
@@ -557,10 +573,10 @@ std::string refresh_delta_query(const CountingView& view) {
     }
     std::vector<std::string> now;
     for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
-    if (view.set_op != CountingView::SetOp::None) {
-        const std::string m = sql::op("-");
-        now.push_back("SELECT " + output_columns(view, "") + ", (" + m + "__ivm_left)::bigint, 0 FROM " + view.storage);
-        now.push_back("SELECT " + output_columns(view, "") + ", (" + m + "__ivm_right)::bigint, 1 FROM " + view.storage);
+    if (view.arms > 0) {
+        for (int a = 0; a < view.arms; ++a)
+            now.push_back("SELECT " + output_columns(view, "") + ", (" + sql::op("-") + arm_column("__ivm_arm", a) +
+                          ")::bigint, " + std::to_string(a) + " FROM " + view.storage);
         return netted_sides(view, sql::join(now, " UNION ALL "));
     }
     const std::string stored = "SELECT " + output_columns(view, "") +
@@ -571,7 +587,7 @@ std::string refresh_delta_query(const CountingView& view) {
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup) {
     if (!view.partial.empty()) return partial_merge(view, counted_delta, false);
     if (view.aggregate) return aggregate_merge(view, counted_delta);
-    if (view.set_op != CountingView::SetOp::None) return set_op_merge(view, counted_delta);
+    if (view.arms > 0) return set_op_merge(view, counted_delta);
     const std::string cols = output_columns(view, "");
     const std::string plus = sql::op("+");
     const std::string match =
@@ -618,7 +634,7 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     std::string columns = "LIKE " + query_view;
     for (const Column& k : view.group_keys) columns += ", " + k.name + " " + k.type;
     columns += ", __ivm_count bigint NOT NULL";
-    if (view.set_op != CountingView::SetOp::None) columns += ", __ivm_left bigint NOT NULL, __ivm_right bigint NOT NULL";
+    for (int a = 0; a < view.arms; ++a) columns += ", " + arm_column("__ivm_arm", a) + " bigint NOT NULL";
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (has_argument(view.partial[k].kind)) columns += ", __ivm_n" + std::to_string(k + 1) + " bigint NOT NULL";
         if (has_sum(view.partial[k].kind)) columns += ", __ivm_s" + std::to_string(k + 1) + " numeric";

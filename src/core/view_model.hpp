@@ -57,7 +57,7 @@ struct Source {
 struct Block {
     std::vector<Source> sources;
     std::string spj_template;
-    int side = 0;  // INTERSECT/EXCEPT: the arm it belongs to (0 left, 1 right)
+    int side = 0;  // in a set operation tree: the arm it belongs to
 };
 
 // A view maintained by counting: a select-project-join query, or a UNION
@@ -69,14 +69,20 @@ struct CountingView {
     std::vector<Block> blocks;          // one, or the arms of a UNION [ALL]
     bool distinct = false;              // SELECT DISTINCT or UNION: show each tuple once
 
-    // INTERSECT [ALL] and EXCEPT [ALL] of two blocks: the storage keeps each
-    // tuple's count in the left and the right arm (__ivm_left, __ivm_right)
-    // and shows it as many times as the operation says.
-    enum class SetOp { None, Intersect, IntersectAll, Except, ExceptAll };
-    SetOp set_op = SetOp::None;
-    // An arm may be a UNION [ALL] of blocks; a UNION arm counts each tuple
-    // at most once.
-    bool left_distinct = false, right_distinct = false;
+    // A tree of set operations other than UNION ALL alone or UNION alone
+    // (INTERSECT [ALL], EXCEPT [ALL], nested, mixed with UNION [ALL]): the
+    // storage keeps each tuple's count in every arm (__ivm_arm<i>, for the
+    // blocks with side i - 1) and shows it as many times as the tree,
+    // applied to those counts, says (PostgreSQL's set operations work tuple
+    // by tuple).
+    struct SetNode {
+        enum class Op { Arm, UnionAll, Union, IntersectAll, Intersect, ExceptAll, Except };
+        Op op = Op::Arm;
+        int arm = 0;                    // Op::Arm: the blocks' side
+        std::vector<SetNode> children;  // otherwise: left and right
+    };
+    SetNode set_tree;
+    int arms = 0;  // 0: no set operation tree
 
     // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per
     // group, one block.  Its template then outputs the group keys (as

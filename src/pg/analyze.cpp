@@ -598,7 +598,7 @@ std::vector<Source> block_sources(const std::vector<Occurrence>& occurrences, An
             for (const Column& c : m.columns) source.columns.push_back(c.name);
             // (an aggregate view stores one row per group; its __ivm_count
             // may count the group's input rows)
-            if ((!m.distinct && !m.aggregate) || m.set_op != CountingView::SetOp::None)
+            if ((!m.distinct && !m.aggregate) || m.arms > 0)
                 source.multiplicity = "__ivm_count";
             // One stored row per tuple, or per group (its keys are stored).
             source.row = m.columns;
@@ -621,18 +621,28 @@ std::vector<Source> block_sources(const std::vector<Occurrence>& occurrences, An
     return sources;
 }
 
-// The arms of a UNION or UNION ALL tree; all of one kind (`all` says which).
-void union_arms(Query* q, Node* node, std::vector<Query*>& arms, std::optional<bool>& all) {
-    if (IsA(node, SetOperationStmt)) {
-        auto* op = reinterpret_cast<SetOperationStmt*>(node);
-        if (op->op != SETOP_UNION) throw unsupported("INTERSECT and EXCEPT mixed with UNION");
-        if (all.has_value() && *all != op->all) throw unsupported("UNION mixed with UNION ALL");
-        all = op->all;
-        union_arms(q, op->larg, arms, all);
-        union_arms(q, op->rarg, arms, all);
-        return;
+// The tree of a set operation, its arms numbered from the left.
+CountingView::SetNode set_tree(Query* q, Node* node, std::vector<Query*>& arms) {
+    using Op = CountingView::SetNode::Op;
+    CountingView::SetNode n;
+    if (!IsA(node, SetOperationStmt)) {
+        n.arm = static_cast<int>(arms.size());
+        arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable)->subquery);
+        return n;
     }
-    arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable)->subquery);
+    auto* op = reinterpret_cast<SetOperationStmt*>(node);
+    n.op = op->op == SETOP_UNION       ? (op->all ? Op::UnionAll : Op::Union)
+           : op->op == SETOP_INTERSECT ? (op->all ? Op::IntersectAll : Op::Intersect)
+                                       : (op->all ? Op::ExceptAll : Op::Except);
+    n.children.push_back(set_tree(q, op->larg, arms));
+    n.children.push_back(set_tree(q, op->rarg, arms));
+    return n;
+}
+
+// Whether every operation of the tree is `op`.
+bool only(const CountingView::SetNode& n, CountingView::SetNode::Op op) {
+    if (n.op == CountingView::SetNode::Op::Arm) return true;
+    return n.op == op && only(n.children[0], op) && only(n.children[1], op);
 }
 
 }  // namespace
@@ -667,35 +677,18 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
     const char* cte_name = cte ? cte->ctename : nullptr;
 
     if (q->setOperations != nullptr) {
-        // UNION ALL adds the arms' counts; UNION shows each tuple once;
-        // INTERSECT and EXCEPT of two arms keep both arms' counts.
+        // UNION ALL adds the arms' counts; UNION shows each tuple once; any
+        // other tree keeps each tuple's count in every arm.
+        using Op = CountingView::SetNode::Op;
         std::vector<Query*> arms;
-        std::vector<int> sides;  // of each arm
-        std::optional<bool> all;
-        auto* top = reinterpret_cast<SetOperationStmt*>(q->setOperations);
-        if (top->op != SETOP_UNION) {
-            using SetOp = CountingView::SetOp;
-            out.model.set_op = top->op == SETOP_INTERSECT ? (top->all ? SetOp::IntersectAll : SetOp::Intersect)
-                                                          : (top->all ? SetOp::ExceptAll : SetOp::Except);
-            // Each side is one arm or a UNION [ALL] of arms.
-            int side = 0;
-            for (Node* node : {top->larg, top->rarg}) {
-                std::optional<bool> side_all;
-                if (IsA(node, SetOperationStmt) && reinterpret_cast<SetOperationStmt*>(node)->op != SETOP_UNION)
-                    throw unsupported("INTERSECT and EXCEPT nested in each other");
-                const std::size_t before = arms.size();
-                union_arms(q, node, arms, side_all);
-                sides.resize(arms.size(), side);
-                const bool distinct = side_all.has_value() && !*side_all && arms.size() - before > 1;
-                (side == 0 ? out.model.left_distinct : out.model.right_distinct) = distinct;
-                ++side;
-            }
-            all = true;
-        } else {
-            union_arms(q, q->setOperations, arms, all);
-            sides.resize(arms.size(), 0);
+        CountingView::SetNode tree = set_tree(q, q->setOperations, arms);
+        std::vector<int> sides(arms.size(), 0);  // of each arm
+        out.model.distinct = only(tree, Op::Union);
+        if (!out.model.distinct && !only(tree, Op::UnionAll)) {
+            out.model.set_tree = std::move(tree);
+            out.model.arms = static_cast<int>(arms.size());
+            for (std::size_t a = 0; a < arms.size(); ++a) sides[a] = static_cast<int>(a);
         }
-        out.model.distinct = !*all;
         for (std::size_t a = 0; a < arms.size(); ++a) {
             Query* arm = arms[a];
             for (Oid v : expand_plain_views(arm)) out.expanded_views.push_back(v);

@@ -69,3 +69,8 @@ SELECT ivm.create_view('dt_neg_join', 'SELECT r.a, s.d FROM r JOIN s ON r.b = s.
 -- FULL JOIN: the LEFT JOIN and the unmatched right rows padded
 SELECT ivm.create_view('dt_full', 'SELECT r.a, r.c, s.d, coalesce(r.b, s.b) AS k FROM r FULL JOIN s ON r.b = s.b');
 SELECT ivm.create_view('dt_full_using', 'SELECT DISTINCT b, d, e FROM s FULL JOIN t USING (d) WHERE e IS DISTINCT FROM ''q''');
+-- set operations nested and mixed: each tuple's count kept per arm
+SELECT ivm.create_view('dt_setops_nested', 'SELECT b FROM r INTERSECT SELECT b FROM s EXCEPT SELECT d FROM t');
+SELECT ivm.create_view('dt_setops_mixed', 'SELECT b FROM r UNION SELECT b FROM s UNION ALL SELECT d FROM t');
+SELECT ivm.create_view('dt_setops_deep', '(SELECT b, c FROM r EXCEPT ALL SELECT b, NULL FROM s) INTERSECT ALL (SELECT d, e FROM t UNION ALL SELECT a, ''x'' FROM g2 INTERSECT SELECT src, ''x'' FROM g)');
+SELECT ivm.create_view('dt_setops_joins', 'SELECT r.b FROM r FULL JOIN s ON r.b = s.b EXCEPT ALL SELECT t.d FROM t WHERE NOT EXISTS (SELECT 1 FROM s WHERE s.d = t.d)');
