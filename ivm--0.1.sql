@@ -14,7 +14,8 @@ CREATE TABLE ivm.view_catalog (
     algorithm      text NOT NULL CHECK (algorithm IN ('counting', 'dred')),
     definition     text NOT NULL,              -- the query as the user wrote it
     base_relations regclass[] NOT NULL,
-    populated      boolean NOT NULL DEFAULT true  -- false after refresh_view(..., false)
+    populated      boolean NOT NULL DEFAULT true, -- false after refresh_view(..., false)
+    part_of        integer                     -- made for that view (a subquery of its query)
 );
 CREATE SEQUENCE ivm.view_id_seq OWNED BY ivm.view_catalog.view_id;
 SELECT pg_catalog.pg_extension_config_dump('ivm.view_catalog', '');
@@ -27,7 +28,8 @@ SELECT c.view_name      AS name,
        c.base_relations,
        c.populated,
        c.storage,
-       c.query_view
+       c.query_view,
+       (SELECT p.view_name FROM ivm.view_catalog p WHERE p.view_id = c.part_of) AS part_of
   FROM ivm.view_catalog c;
 
 GRANT USAGE ON SCHEMA ivm TO PUBLIC;

@@ -254,6 +254,8 @@ PgError in_query(const PgError& error, const char* query_text) {
 
 }  // namespace
 
+std::string query_text(Query* q) { return deparse(q); }
+
 Query* validate_query(const char* query_text) {
     List* statements = nullptr;
     try {

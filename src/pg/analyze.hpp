@@ -28,6 +28,9 @@ struct AnalyzedView {
 // ... reported against the query text); it must be exactly one SELECT.
 Query* validate_query(const char* query_text);
 
+// The query as SQL text with every object schema-qualified.
+std::string query_text(Query* q);
+
 // Refuses what cannot be maintained, and describes the rest.  The
 // recursive relation, if any, is stored in recursive_storage.
 AnalyzedView analyze_query(Query* query, const std::string& storage, const std::string& recursive_storage,

@@ -12,7 +12,7 @@ namespace {
 
 const char* const select_entry =
     "SELECT view_id, view_name::oid, storage::oid, query_view::oid, algorithm, definition, "
-    "base_relations::oid[]::text, populated, recursive_storage::oid FROM ivm.view_catalog ";
+    "base_relations::oid[]::text, populated, recursive_storage::oid, COALESCE(part_of, 0) FROM ivm.view_catalog ";
 
 Oid to_oid(const spi::Value& v) { return v ? static_cast<Oid>(std::stoul(*v)) : InvalidOid; }
 
@@ -42,6 +42,7 @@ std::optional<Entry> find(const std::string& where, const std::string& arg) {
     e.bases = to_oids(r[6]);
     e.populated = r[7] == std::string("t");
     e.recursive_storage = to_oid(r[8]);
+    e.part_of = std::stoi(*r[9]);
     return e;
 }
 
@@ -83,11 +84,12 @@ void insert(const Entry& e) {
     bases += "}";
     as_catalog_owner([&] {
         spi::execute("INSERT INTO ivm.view_catalog (view_id, view_name, storage, query_view, "
-                     "algorithm, definition, base_relations, recursive_storage) VALUES ($1::integer, "
-                     "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid)",
+                     "algorithm, definition, base_relations, recursive_storage, part_of) VALUES ($1::integer, "
+                     "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid, $9::integer)",
                      {std::to_string(e.view_id), std::to_string(e.view), std::to_string(e.storage),
                       std::to_string(e.query_view), e.algorithm, e.definition, bases,
-                      e.recursive_storage == InvalidOid ? spi::Value() : spi::Value(std::to_string(e.recursive_storage))});
+                      e.recursive_storage == InvalidOid ? spi::Value() : spi::Value(std::to_string(e.recursive_storage)),
+                      e.part_of == 0 ? spi::Value() : spi::Value(std::to_string(e.part_of))});
     });
 }
 
@@ -113,6 +115,21 @@ void set_bases(int32 view_id, const std::vector<Oid>& bases) {
         spi::execute("UPDATE ivm.view_catalog SET base_relations = $2::oid[]::regclass[] WHERE view_id = $1::integer",
                      {std::to_string(view_id), array});
     });
+}
+
+void set_part_of(int32 view_id, int32 part_of) {
+    as_catalog_owner([&] {
+        spi::execute("UPDATE ivm.view_catalog SET part_of = $2::integer WHERE view_id = $1::integer",
+                     {std::to_string(view_id), std::to_string(part_of)});
+    });
+}
+
+std::vector<int32> parts_of(int32 view_id) {
+    std::vector<int32> parts;
+    for (const spi::Row& r : spi::query("SELECT view_id FROM ivm.view_catalog WHERE part_of = $1::integer ORDER BY view_id",
+                                        {std::to_string(view_id)}))
+        parts.push_back(std::stoi(*r[0]));
+    return parts;
 }
 
 Entry lookup(const char* name) {

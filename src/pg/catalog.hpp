@@ -18,6 +18,7 @@ struct Entry {
     std::string definition;
     std::vector<Oid> bases;
     bool populated = true;
+    int32 part_of = 0;  // the view it was made for (a subquery of that view's query), or 0
 };
 
 // Callers hold an SPI connection.
@@ -28,6 +29,9 @@ void insert(const Entry& entry);
 void remove(int32 view_id);
 void set_populated(int32 view_id, bool populated);
 void set_bases(int32 view_id, const std::vector<Oid>& bases);
+void set_part_of(int32 view_id, int32 part_of);
+// The views made for this one.
+std::vector<int32> parts_of(int32 view_id);
 
 // The view named by a user's text argument, or 42P01 / 42809.
 Entry lookup(const char* name);

@@ -15,6 +15,7 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 #include "pg/views.hpp"
+#include "pg/view_parts.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -201,6 +202,7 @@ void drop_view(const catalog::Entry& entry, bool cascade, bool check_owner) {
         if (exists(r.view)) notice("drop cascades to incrementally maintained view " + qualified_name(r.view));
         drop_view(r, true, check_owner);
     }
+    if (!catalog::find_by_id(entry.view_id)) return;  // a part, dropped with the view it was made for
     sync_base_triggers(entry.view_id, nullptr);
     // What a DROP ... CASCADE left of it is dropped too.
     if (exists(entry.view)) spi::execute("DROP VIEW " + qualified_name(entry.view));
@@ -209,6 +211,9 @@ void drop_view(const catalog::Entry& entry, bool cascade, bool check_owner) {
     if (exists(entry.query_view)) spi::execute("DROP VIEW " + qualified_name(entry.query_view));
     catalog::remove(entry.view_id);
     forget_runtime(entry.view_id);
+    // The views made for its subqueries go with it.
+    for (int32 part : catalog::parts_of(entry.view_id))
+        if (std::optional<catalog::Entry> p = catalog::find_by_id(part)) drop_view(*p, false, false);
 }
 
 namespace {
@@ -216,10 +221,13 @@ namespace {
 }  // namespace
 }  // namespace ivm::pg
 
-IVM_SQL_FUNCTION(ivm_create_view) {
-    OwnDdl own_ddl;
-    const char* name = text_argument(fcinfo, 0);
-    const char* query = text_argument(fcinfo, 1);
+namespace ivm::pg {
+namespace {
+
+// Creates the view; returns its number of rows.  Subqueries in FROM that
+// need a view of their own get one first (named after the view), which the
+// definition then reads.
+int64 create_view(const char* name, const char* query) {
     Query* parsed = validate_query(query);
 
     Oid nsp = InvalidOid;
@@ -238,6 +246,28 @@ IVM_SQL_FUNCTION(ivm_create_view) {
                         std::to_string(NAMEDATALEN - 1 - std::strlen(query_suffix)) + " bytes fit.");
     if (relation_in(nsp, relname) != InvalidOid)
         throw Error("42P07", "relation \"" + relname + "\" already exists");
+
+    std::string definition = query;
+    std::vector<Oid> parts;
+    const std::vector<PartNeeded> needed = parts_needed(parsed);
+    if (!needed.empty()) {
+        const char* nspname = call([&] { return get_namespace_name(nsp); });
+        for (const PartNeeded& part : needed) {
+            const std::string part_name = relname + "__ivm_part" + std::to_string(parts.size() + 1);
+            const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
+            notice("a subquery in FROM becomes incrementally maintained view " + qualified + ", a part of " +
+                   call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
+            create_view(qualified.c_str(), part.query.c_str());
+            spi::connect();
+            parts.push_back(relation_in(nsp, part_name));
+            spi::finish();
+            read_part(part.rte, parts.back());
+        }
+        definition = query_text(parsed);
+        parsed = validate_query(definition.c_str());
+    }
+    query = definition.c_str();
+
     const Names n = names_for(nsp, relname);
     const bool recursive = parsed->hasRecursive;
     spi::connect();
@@ -255,6 +285,7 @@ IVM_SQL_FUNCTION(ivm_create_view) {
     entry.definition = query;
     entry.bases = user_bases(analyzed, entry.recursive_storage);
     catalog::insert(entry);
+    for (Oid part : parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
     record_dependencies(entry);
     install_recursive_triggers(entry.view_id, analyzed);
     spi::execute("COMMENT ON VIEW " + n.view + " IS " +
@@ -267,7 +298,15 @@ IVM_SQL_FUNCTION(ivm_create_view) {
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     int64 rows = row_count(*view);
     spi::finish();
-    PG_RETURN_INT64(rows);
+    return rows;
+}
+
+}  // namespace
+}  // namespace ivm::pg
+
+IVM_SQL_FUNCTION(ivm_create_view) {
+    OwnDdl own_ddl;
+    PG_RETURN_INT64(create_view(text_argument(fcinfo, 0), text_argument(fcinfo, 1)));
 }
 
 IVM_SQL_FUNCTION(ivm_alter_view) {
@@ -275,6 +314,9 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
     Query* parsed = validate_query(query);
+    if (!parts_needed(parsed).empty())
+        throw unsupported("subqueries in FROM with aggregation, DISTINCT or set operations in ivm.alter_view",
+                          "Drop the view and create it with the new definition.");
     spi::connect();
     catalog::Entry entry = catalog::lookup(name);
     require_owner(entry.view);
@@ -328,6 +370,11 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
                  sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
     announce(n, analyzed, !same_columns);
     MaintenanceResult result = fill(entry.view_id, analyzed);
+    // Parts made for the old definition's subqueries go, unless still read.
+    for (int32 part : catalog::parts_of(entry.view_id)) {
+        std::optional<catalog::Entry> p = catalog::find_by_id(part);
+        if (p && readers_of(*p).empty()) drop_view(*p, false, false);
+    }
     spi::finish();
     PG_RETURN_INT64(changed + result.rows_added + result.rows_removed);
 }
