@@ -40,7 +40,7 @@ INSERT INTO emp VALUES (13, 2, 900), (14, 0, 150);
 DELETE FROM dept WHERE id = 2;
 SELECT * FROM cte ORDER BY name;
 SELECT ivm_check('sub'), ivm_check('cte');
-SELECT refused($$SELECT * FROM (SELECT dept, count(*) FROM emp GROUP BY dept) s$$);
+SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.dept = e.dept) s$$);
 SELECT refused($$WITH d AS (SELECT DISTINCT dept FROM emp) SELECT * FROM d$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 DROP VIEW per_dept, same_id, staff, paid;

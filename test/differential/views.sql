@@ -74,3 +74,7 @@ SELECT ivm.create_view('dt_setops_nested', 'SELECT b FROM r INTERSECT SELECT b F
 SELECT ivm.create_view('dt_setops_mixed', 'SELECT b FROM r UNION SELECT b FROM s UNION ALL SELECT d FROM t');
 SELECT ivm.create_view('dt_setops_deep', '(SELECT b, c FROM r EXCEPT ALL SELECT b, NULL FROM s) INTERSECT ALL (SELECT d, e FROM t UNION ALL SELECT a, ''x'' FROM g2 INTERSECT SELECT src, ''x'' FROM g)');
 SELECT ivm.create_view('dt_setops_joins', 'SELECT r.b FROM r FULL JOIN s ON r.b = s.b EXCEPT ALL SELECT t.d FROM t WHERE NOT EXISTS (SELECT 1 FROM s WHERE s.d = t.d)');
+-- subqueries in FROM that aggregate, are DISTINCT or set operations: views of their own (parts)
+SELECT ivm.create_view('dt_from_agg', 'SELECT r.a, q.n, q.hi FROM r JOIN (SELECT b, count(*) AS n, max(d) AS hi FROM s GROUP BY b) q ON q.b = r.b');
+SELECT ivm.create_view('dt_from_distinct', 'SELECT q.d, t.e FROM (SELECT DISTINCT d FROM s WHERE b > 1) q LEFT JOIN t ON t.d = q.d');
+SELECT ivm.create_view('dt_from_union', 'SELECT u.x, count(*) AS n FROM (SELECT b AS x FROM r UNION SELECT d FROM t) u JOIN s ON s.b = u.x GROUP BY u.x');

@@ -17,5 +17,6 @@ SELECT ivm.create_view('unstaffed', 'SELECT id FROM dept EXCEPT SELECT dept FROM
 SELECT ivm.create_view('reach', 'WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM edges UNION SELECT r.a, e.dst FROM r JOIN edges e ON r.b = e.src) SELECT a, b FROM r');
 SELECT ivm.create_view('paused', 'SELECT DISTINCT note FROM emp');
 SELECT ivm.create_view('idle_depts', 'SELECT d.id, d.name FROM dept d WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.pay > 300)');
+SELECT ivm.create_view('dept_pay', 'SELECT d.name, t.total FROM dept d JOIN (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) t ON t.dept = d.id');
 SELECT ivm.create_view('emp_depts', 'SELECT e.id, d.name FROM emp e FULL JOIN dept d ON e.dept = d.id');
 SELECT ivm.refresh_view('paused', false);
