@@ -41,7 +41,7 @@ DELETE FROM dept WHERE id = 2;
 SELECT * FROM cte ORDER BY name;
 SELECT ivm_check('sub'), ivm_check('cte');
 SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.dept = e.dept) s$$);
-SELECT refused($$WITH d AS (SELECT DISTINCT dept FROM emp) SELECT * FROM d$$);
+SELECT refused($$WITH d AS (SELECT dept FROM emp ORDER BY pay LIMIT 3) SELECT * FROM d$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 DROP VIEW per_dept, same_id, staff, paid;
 DROP TABLE emp, dept;

@@ -36,7 +36,28 @@ bool reads_outer_with(Node* node, void* raw) {
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_outer_with), raw);
 }
 
-void from_tree(Query* q, Node* node, std::vector<RangeTblEntry*>& found) {
+// The WITH query of q that an entry reads, if it may become a part.
+CommonTableExpr* with_query(Query* q, const RangeTblEntry* rte) {
+    if (rte->rtekind != RTE_CTE || rte->ctelevelsup != 0 || q->hasRecursive) return nullptr;
+    ListCell* lc;
+    foreach (lc, q->cteList) {
+        auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
+        if (strcmp(cte->ctename, rte->ctename) == 0) return IsA(cte->ctequery, Query) ? cte : nullptr;
+    }
+    return nullptr;
+}
+
+bool part_of_its_own(Query* sub) {
+    int depth = 0;
+    return needs_part(sub) && !reads_outer_with(reinterpret_cast<Node*>(sub), &depth);
+}
+
+struct Found {
+    std::vector<RangeTblEntry*> rtes;
+    Query* query;
+};
+
+void from_tree(Query* q, Node* node, std::vector<Found>& found) {
     if (node == nullptr) return;
     if (IsA(node, FromExpr)) {
         ListCell* lc;
@@ -46,32 +67,63 @@ void from_tree(Query* q, Node* node, std::vector<RangeTblEntry*>& found) {
         from_tree(q, reinterpret_cast<JoinExpr*>(node)->rarg, found);
     } else if (IsA(node, RangeTblRef)) {
         RangeTblEntry* rte = rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable);
-        int depth = 0;
-        if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr && needs_part(rte->subquery) &&
-            !reads_outer_with(reinterpret_cast<Node*>(rte->subquery), &depth))
-            found.push_back(rte);
+        if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr && part_of_its_own(rte->subquery)) {
+            found.push_back(Found{{rte}, rte->subquery});
+        } else if (CommonTableExpr* cte = with_query(q, rte)) {
+            Query* sub = reinterpret_cast<Query*>(cte->ctequery);
+            if (!part_of_its_own(sub)) return;
+            for (Found& f : found)  // one part for every reference to a WITH query
+                if (f.query == sub) {
+                    f.rtes.push_back(rte);
+                    return;
+                }
+            found.push_back(Found{{rte}, sub});
+        }
     }
 }
 
 }  // namespace
 
 std::vector<PartNeeded> parts_needed(Query* q) {
-    std::vector<RangeTblEntry*> found;
+    std::vector<Found> found;
     if (q->setOperations == nullptr) call([&] { from_tree(q, reinterpret_cast<Node*>(q->jointree), found); });
     std::vector<PartNeeded> parts;
-    for (RangeTblEntry* rte : found) parts.push_back(PartNeeded{rte, query_text(rte->subquery)});
+    for (const Found& f : found) parts.push_back(PartNeeded{f.rtes, query_text(f.query)});
     return parts;
 }
 
-void read_part(RangeTblEntry* rte, Oid part_view) {
-    rte->rtekind = RTE_RELATION;
-    rte->relid = part_view;
-    rte->relkind = RELKIND_VIEW;
-    rte->rellockmode = AccessShareLock;
-    rte->subquery = nullptr;
-    rte->security_barrier = false;
-    rte->inh = true;  // (a view has no children; printed without ONLY)
-    rte->requiredPerms = ACL_SELECT;
+void read_part(Query* q, const PartNeeded& part, Oid part_view) {
+    for (RangeTblEntry* rte : part.rtes) {
+        const bool with = rte->rtekind == RTE_CTE;
+        const std::string name = with ? rte->ctename : "";
+        rte->rtekind = RTE_RELATION;
+        rte->relid = part_view;
+        rte->relkind = RELKIND_VIEW;
+        rte->rellockmode = AccessShareLock;
+        rte->subquery = nullptr;
+        rte->security_barrier = false;
+        rte->ctename = nullptr;
+        rte->ctelevelsup = 0;
+        rte->inh = true;  // (a view has no children; printed without ONLY)
+        rte->requiredPerms = ACL_SELECT;
+        if (!with) continue;
+        if (rte->alias == nullptr) rte->alias = call([&] { return makeAlias(name.c_str(), NIL); });
+        // The WITH query goes once nothing at this level reads it.
+        bool read = false;
+        ListCell* lc;
+        foreach (lc, q->rtable) {
+            auto* other = static_cast<RangeTblEntry*>(lfirst(lc));
+            read |= other->rtekind == RTE_CTE && other->ctelevelsup == 0 && name == other->ctename;
+        }
+        if (read || q->hasSubLinks) continue;
+        call([&] {
+            List* kept = NIL;
+            ListCell* c;
+            foreach (c, q->cteList)
+                if (name != static_cast<CommonTableExpr*>(lfirst(c))->ctename) kept = lappend(kept, lfirst(c));
+            q->cteList = kept;
+        });
+    }
 }
 
 }  // namespace ivm::pg

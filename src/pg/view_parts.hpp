@@ -1,5 +1,6 @@
-// Subqueries in FROM that aggregate, are DISTINCT or are set operations
-// cannot be expanded into the query as select-project-join ones are.  Each
+// Subqueries in FROM and WITH queries that aggregate, are DISTINCT or are
+// set operations cannot be expanded into the query as select-project-join
+// ones are.  Each
 // becomes an incrementally maintained view of its own, a part of the view
 // (ivm.views.part_of), and the query reads that view: views over views are
 // maintained already, the part from its base tables' changes, the view
@@ -13,14 +14,15 @@
 namespace ivm::pg {
 
 struct PartNeeded {
-    RangeTblEntry* rte;  // the subquery's entry in the query's range table
-    std::string query;   // the subquery as SQL
+    std::vector<RangeTblEntry*> rtes;  // the entries in the query's range table that read it
+    std::string query;                 // the subquery or WITH query as SQL
 };
 
-// The subqueries of q's FROM tree that need a part.
+// The subqueries and WITH queries of q's FROM tree that need a part.
 std::vector<PartNeeded> parts_needed(Query* q);
 
-// Makes the entry read the part's view instead of the subquery.
-void read_part(RangeTblEntry* rte, Oid part_view);
+// Makes the entries read the part's view instead; a WITH query no longer
+// read goes.
+void read_part(Query* q, const PartNeeded& part, Oid part_view);
 
 }  // namespace ivm::pg

@@ -255,13 +255,13 @@ int64 create_view(const char* name, const char* query) {
         for (const PartNeeded& part : needed) {
             const std::string part_name = relname + "__ivm_part" + std::to_string(parts.size() + 1);
             const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
-            notice("a subquery in FROM becomes incrementally maintained view " + qualified + ", a part of " +
+            notice("a subquery in FROM or a WITH query becomes incrementally maintained view " + qualified + ", a part of " +
                    call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
             create_view(qualified.c_str(), part.query.c_str());
             spi::connect();
             parts.push_back(relation_in(nsp, part_name));
             spi::finish();
-            read_part(part.rte, parts.back());
+            read_part(parsed, part, parts.back());
         }
         definition = query_text(parsed);
         parsed = validate_query(definition.c_str());
