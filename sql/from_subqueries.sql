@@ -27,6 +27,17 @@ SELECT ivm_check('shop_totals'), ivm_check('shop_items'), ivm_check('known_ids')
        ivm_check('shop_totals__ivm_part1'), ivm_check('shop_items__ivm_part1');
 SELECT ivm.drop_view('shop_ranks');
 
+-- among outer joins, and with an outer join inside, a subquery is a part
+-- too: so a nullable side may be a join, and a FULL JOIN may be aggregated
+SELECT ivm.create_view('shop_lines', 'SELECT s.city, j.item, j.qty FROM shops s LEFT JOIN (SELECT x.shop, x.item, x.qty FROM sales x JOIN sales y ON y.item = x.item AND y.shop IS DISTINCT FROM x.shop) j ON j.shop = s.id');
+SELECT ivm.create_view('coverage', 'SELECT f.city IS NULL AS unknown_shop, count(*) AS n FROM (SELECT s.city, x.qty FROM shops s FULL JOIN sales x ON x.shop = s.id) f GROUP BY 1');
+SELECT * FROM coverage ORDER BY 1;
+INSERT INTO sales VALUES (7, 'pen', 1);
+DELETE FROM shops WHERE id = 4;
+SELECT * FROM coverage ORDER BY 1;
+SELECT ivm_check('shop_lines'), ivm_check('coverage');
+SELECT ivm.drop_view('shop_lines'), ivm.drop_view('coverage');
+
 -- a part is read by its view: it is dropped with it, not alone
 SELECT ivm_error($$SELECT ivm.drop_view('shop_totals__ivm_part1')$$);
 SELECT ivm.drop_view('shop_totals');

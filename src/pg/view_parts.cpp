@@ -6,14 +6,30 @@
 namespace ivm::pg {
 namespace {
 
-// Whether a subquery would be expanded into the query (or refused there
-// for what a part would not help with either).
-bool needs_part(const Query* sub) {
+bool has_outer_join(Node* node) {
+    if (node == nullptr) return false;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            if (has_outer_join(static_cast<Node*>(lfirst(lc)))) return true;
+        return false;
+    }
+    if (!IsA(node, JoinExpr)) return false;
+    auto* join = reinterpret_cast<JoinExpr*>(node);
+    return join->jointype != JOIN_INNER || has_outer_join(join->larg) || has_outer_join(join->rarg);
+}
+
+// Whether a subquery needs a part: it aggregates, is DISTINCT or a set
+// operation, has an outer join, or sits in a query with outer joins (a
+// select-project-join one is expanded only among inner joins).  LIMIT and
+// the like are refused either way.
+bool needs_part(Query* sub, bool among_outer_joins) {
     if (sub->commandType != CMD_SELECT || sub->limitCount != nullptr || sub->limitOffset != nullptr ||
         sub->hasWindowFuncs || sub->rowMarks != NIL || sub->hasRecursive)
         return false;
-    return sub->hasAggs || sub->groupClause != NIL || sub->havingQual != nullptr || sub->distinctClause != NIL ||
-           sub->setOperations != nullptr;
+    return among_outer_joins || sub->hasAggs || sub->groupClause != NIL || sub->havingQual != nullptr ||
+           sub->distinctClause != NIL || sub->setOperations != nullptr ||
+           has_outer_join(reinterpret_cast<Node*>(sub->jointree));
 }
 
 // A part reads what its own query names; a subquery reading its outer
@@ -47,9 +63,9 @@ CommonTableExpr* with_query(Query* q, const RangeTblEntry* rte) {
     return nullptr;
 }
 
-bool part_of_its_own(Query* sub) {
+bool part_of_its_own(Query* sub, bool among_outer_joins) {
     int depth = 0;
-    return needs_part(sub) && !reads_outer_with(reinterpret_cast<Node*>(sub), &depth);
+    return needs_part(sub, among_outer_joins) && !reads_outer_with(reinterpret_cast<Node*>(sub), &depth);
 }
 
 struct Found {
@@ -57,21 +73,23 @@ struct Found {
     Query* query;
 };
 
-void from_tree(Query* q, Node* node, std::vector<Found>& found) {
+void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
     if (node == nullptr) return;
     if (IsA(node, FromExpr)) {
         ListCell* lc;
-        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist) from_tree(q, static_cast<Node*>(lfirst(lc)), found);
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            from_tree(q, static_cast<Node*>(lfirst(lc)), outer, found);
     } else if (IsA(node, JoinExpr)) {
-        from_tree(q, reinterpret_cast<JoinExpr*>(node)->larg, found);
-        from_tree(q, reinterpret_cast<JoinExpr*>(node)->rarg, found);
+        from_tree(q, reinterpret_cast<JoinExpr*>(node)->larg, outer, found);
+        from_tree(q, reinterpret_cast<JoinExpr*>(node)->rarg, outer, found);
     } else if (IsA(node, RangeTblRef)) {
         RangeTblEntry* rte = rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable);
-        if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr && part_of_its_own(rte->subquery)) {
+        if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr &&
+            part_of_its_own(rte->subquery, outer)) {
             found.push_back(Found{{rte}, rte->subquery});
         } else if (CommonTableExpr* cte = with_query(q, rte)) {
             Query* sub = reinterpret_cast<Query*>(cte->ctequery);
-            if (!part_of_its_own(sub)) return;
+            if (!part_of_its_own(sub, outer)) return;
             for (Found& f : found)  // one part for every reference to a WITH query
                 if (f.query == sub) {
                     f.rtes.push_back(rte);
@@ -86,7 +104,11 @@ void from_tree(Query* q, Node* node, std::vector<Found>& found) {
 
 std::vector<PartNeeded> parts_needed(Query* q) {
     std::vector<Found> found;
-    if (q->setOperations == nullptr) call([&] { from_tree(q, reinterpret_cast<Node*>(q->jointree), found); });
+    if (q->setOperations == nullptr)
+        call([&] {
+            Node* tree = reinterpret_cast<Node*>(q->jointree);
+            from_tree(q, tree, has_outer_join(tree), found);
+        });
     std::vector<PartNeeded> parts;
     for (const Found& f : found) parts.push_back(PartNeeded{f.rtes, query_text(f.query)});
     return parts;

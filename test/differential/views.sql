@@ -79,3 +79,5 @@ SELECT ivm.create_view('dt_from_agg', 'SELECT r.a, q.n, q.hi FROM r JOIN (SELECT
 SELECT ivm.create_view('dt_from_distinct', 'SELECT q.d, t.e FROM (SELECT DISTINCT d FROM s WHERE b > 1) q LEFT JOIN t ON t.d = q.d');
 SELECT ivm.create_view('dt_from_union', 'SELECT u.x, count(*) AS n FROM (SELECT b AS x FROM r UNION SELECT d FROM t) u JOIN s ON s.b = u.x GROUP BY u.x');
 SELECT ivm.create_view('dt_with_agg', 'WITH q AS (SELECT d, count(*) AS n FROM s GROUP BY d) SELECT q.d, q.n, x.n AS m FROM q JOIN q x ON x.d = q.d + 1');
+SELECT ivm.create_view('dt_left_subjoin', 'SELECT r.a, q.d, q.e FROM r LEFT JOIN (SELECT s.b, s.d, t.e FROM s JOIN t ON t.d = s.d) q ON q.b = r.b');
+SELECT ivm.create_view('dt_full_agg', 'SELECT f.k, count(*) AS n, sum(f.d) AS sd FROM (SELECT coalesce(r.b, s.b) AS k, s.d FROM r FULL JOIN s ON r.b = s.b) f GROUP BY f.k');
