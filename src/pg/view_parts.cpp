@@ -2,6 +2,13 @@
 
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
+#include "pg/expand_views.hpp"
+
+extern "C" {
+#include "parser/parse_relation.h"
+}
+
+#include <algorithm>
 
 namespace ivm::pg {
 namespace {
@@ -100,7 +107,204 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
     }
 }
 
+// The slot of the first join tree to wrap, or null.
+Node** tree_to_wrap(Node** slot, bool aggregated) {
+    Node* node = *slot;
+    if (node == nullptr) return nullptr;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            if (Node** found = tree_to_wrap(reinterpret_cast<Node**>(&lfirst(lc)), aggregated)) return found;
+        return nullptr;
+    }
+    if (!IsA(node, JoinExpr)) return nullptr;
+    auto* join = reinterpret_cast<JoinExpr*>(node);
+    if (join->jointype == JOIN_FULL && aggregated) return slot;
+    const bool left_nullable = join->jointype == JOIN_RIGHT || join->jointype == JOIN_FULL;
+    const bool right_nullable = join->jointype == JOIN_LEFT || join->jointype == JOIN_FULL;
+    if (left_nullable && IsA(join->larg, JoinExpr)) return &join->larg;
+    if (right_nullable && IsA(join->rarg, JoinExpr)) return &join->rarg;
+    if (Node** found = tree_to_wrap(&join->larg, aggregated)) return found;
+    return tree_to_wrap(&join->rarg, aggregated);
+}
+
+void entries_of(Node* node, std::vector<int>& rtis) {
+    if (IsA(node, RangeTblRef)) {
+        rtis.push_back(reinterpret_cast<RangeTblRef*>(node)->rtindex);
+    } else if (IsA(node, JoinExpr)) {
+        auto* join = reinterpret_cast<JoinExpr*>(node);
+        rtis.push_back(join->rtindex);
+        entries_of(join->larg, rtis);
+        entries_of(join->rarg, rtis);
+    }
+}
+
+// The columns of the wrapped entries that the rest of the query reads
+// (at any subquery depth), and their new place in the wrapping subquery.
+struct Remap {
+    std::vector<int> rtis;
+    int wrapper = 0;
+    int depth = 0;
+    List* columns = NIL;  // of Var (as read at level 0)
+};
+int column_of(Remap* r, const Var* var) {
+    int i = 0;
+    ListCell* lc;
+    foreach (lc, r->columns) {
+        auto* v = static_cast<Var*>(lfirst(lc));
+        ++i;
+        if (v->varno == var->varno && v->varattno == var->varattno) return i;
+    }
+    Var* copy = static_cast<Var*>(copyObjectImpl(var));
+    copy->varlevelsup = 0;
+    r->columns = lappend(r->columns, copy);
+    return list_length(r->columns);
+}
+Node* remap(Node* node, void* raw) {
+    if (node == nullptr) return nullptr;
+    auto* r = static_cast<Remap*>(raw);
+    if (IsA(node, Var)) {
+        auto* var = static_cast<Var*>(copyObjectImpl(node));
+        if (static_cast<int>(var->varlevelsup) == r->depth &&
+            std::find(r->rtis.begin(), r->rtis.end(), static_cast<int>(var->varno)) != r->rtis.end()) {
+            const int column = column_of(r, var);
+            var->varno = var->varnosyn = static_cast<Index>(r->wrapper);
+            var->varattno = var->varattnosyn = static_cast<AttrNumber>(column);
+        }
+        return reinterpret_cast<Node*>(var);
+    }
+    if (IsA(node, Query)) {
+        ++r->depth;
+        Node* done = reinterpret_cast<Node*>(query_tree_mutator(reinterpret_cast<Query*>(node),
+                                                                reinterpret_cast<Node* (*)()>(remap), raw,
+                                                                QTW_IGNORE_RANGE_TABLE));
+        --r->depth;
+        return done;
+    }
+    return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(remap), raw);
+}
+
+// Merged USING columns read their join's inputs directly.  (Copies the
+// join tree: find slots in it afterwards.)
+void flatten_join_columns(Query* q) {
+    q->targetList = reinterpret_cast<List*>(flatten_join_alias_vars(q, reinterpret_cast<Node*>(q->targetList)));
+    q->jointree = reinterpret_cast<FromExpr*>(flatten_join_alias_vars(q, reinterpret_cast<Node*>(q->jointree)));
+    q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+}
+
+// A join whose input was wrapped describes its columns afresh: its
+// inputs' columns, left then right (a USING join keeps its condition in
+// ON, which the parser put there too).
+void describe_joins(Query* q, Node* node) {
+    if (node == nullptr) return;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist) describe_joins(q, static_cast<Node*>(lfirst(lc)));
+        return;
+    }
+    if (!IsA(node, JoinExpr)) return;
+    auto* join = reinterpret_cast<JoinExpr*>(node);
+    describe_joins(q, join->larg);
+    describe_joins(q, join->rarg);
+    auto input = [&](Node* side, List** names, List** vars) {
+        const int rti = IsA(side, RangeTblRef) ? reinterpret_cast<RangeTblRef*>(side)->rtindex
+                                               : reinterpret_cast<JoinExpr*>(side)->rtindex;
+        expandRTE(rt_fetch(rti, q->rtable), rti, 0, -1, false, names, vars);
+    };
+    List *left_names = NIL, *left_vars = NIL, *right_names = NIL, *right_vars = NIL;
+    input(join->larg, &left_names, &left_vars);
+    input(join->rarg, &right_names, &right_vars);
+    RangeTblEntry* rte = rt_fetch(join->rtindex, q->rtable);
+    rte->joinaliasvars = list_concat(list_copy(left_vars), right_vars);
+    rte->joinleftcols = rte->joinrightcols = NIL;
+    for (int i = 1; i <= list_length(left_vars); ++i) rte->joinleftcols = lappend_int(rte->joinleftcols, i);
+    for (int i = 1; i <= list_length(right_vars); ++i) rte->joinrightcols = lappend_int(rte->joinrightcols, i);
+    rte->joinmergedcols = 0;
+    rte->eref = makeAlias(rte->eref->aliasname, list_concat(list_copy(left_names), right_names));
+    join->usingClause = NIL;
+    join->join_using_alias = nullptr;
+}
+
+void wrap(Query* q, Node** slot) {
+    Node* tree = *slot;
+    Remap r;
+    entries_of(tree, r.rtis);
+    // The subquery takes the place of the wrapped join in the range table:
+    // the deparser wants a join's inputs numbered before the join.
+    r.wrapper = reinterpret_cast<JoinExpr*>(tree)->rtindex;
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = r.wrapper;
+    *slot = reinterpret_cast<Node*>(ref);
+    q->targetList = reinterpret_cast<List*>(remap(reinterpret_cast<Node*>(q->targetList), &r));
+    q->jointree = reinterpret_cast<FromExpr*>(remap(reinterpret_cast<Node*>(q->jointree), &r));
+    q->havingQual = remap(q->havingQual, &r);
+
+    // The subquery: the tree over the same range table, its columns named
+    // after their relation and column.
+    Query* sub = makeNode(Query);
+    sub->commandType = CMD_SELECT;
+    sub->querySource = QSRC_ORIGINAL;
+    sub->canSetTag = true;
+    sub->rtable = static_cast<List*>(copyObjectImpl(q->rtable));
+    int index = 0;
+    ListCell* lc;
+    foreach (lc, sub->rtable) {
+        ++index;
+        auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
+        if (std::find(r.rtis.begin(), r.rtis.end(), index) == r.rtis.end()) leave_out_of_from(rte);
+    }
+    sub->jointree = makeFromExpr(list_make1(tree), nullptr);
+    List* names = NIL;
+    int resno = 0;
+    foreach (lc, r.columns) {
+        auto* var = static_cast<Var*>(lfirst(lc));
+        RangeTblEntry* rte = rt_fetch(var->varno, q->rtable);
+        char* name = psprintf("%s_%s", rte->eref->aliasname, get_rte_attribute_name(rte, var->varattno));
+        for (ListCell* n = list_head(names); n != nullptr; n = lnext(names, n))
+            if (strcmp(strVal(lfirst(n)), name) == 0) name = psprintf("%s_%d", name, resno + 1);
+        names = lappend(names, makeString(name));
+        sub->targetList = lappend(sub->targetList, makeTargetEntry(reinterpret_cast<Expr*>(var), ++resno, name, false));
+    }
+    if (sub->targetList == NIL) {  // nothing read: one column to count rows by
+        Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
+        sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("one"), false));
+        names = list_make1(makeString(pstrdup("one")));
+    }
+    RangeTblEntry* wrapper = makeNode(RangeTblEntry);
+    wrapper->rtekind = RTE_SUBQUERY;
+    wrapper->subquery = sub;
+    wrapper->alias = makeAlias(psprintf("joined_%d", r.wrapper), NIL);
+    wrapper->eref = makeAlias(wrapper->alias->aliasname, names);
+    wrapper->inFromCl = true;
+    lfirst(list_nth_cell(q->rtable, r.wrapper - 1)) = wrapper;
+    // The other wrapped entries stay in the outer range table, out of its FROM.
+    index = 0;
+    foreach (lc, q->rtable) {
+        ++index;
+        if (index != r.wrapper && std::find(r.rtis.begin(), r.rtis.end(), index) != r.rtis.end())
+            leave_out_of_from(static_cast<RangeTblEntry*>(lfirst(lc)));
+    }
+    describe_joins(q, reinterpret_cast<Node*>(q->jointree));
+}
+
 }  // namespace
+
+bool wrap_join_trees(Query* q) {
+    if (q->setOperations != nullptr) return false;
+    const bool aggregated = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
+    bool wrapped = false;
+    for (;;) {
+        const bool done = call([&] {
+            Node** slot = tree_to_wrap(reinterpret_cast<Node**>(&q->jointree), aggregated);
+            if (slot == nullptr) return true;
+            flatten_join_columns(q);
+            wrap(q, tree_to_wrap(reinterpret_cast<Node**>(&q->jointree), aggregated));
+            return false;
+        });
+        if (done) return wrapped;
+        wrapped = true;
+    }
+}
 
 std::vector<PartNeeded> parts_needed(Query* q) {
     std::vector<Found> found;

@@ -18,6 +18,12 @@ struct PartNeeded {
     std::string query;                 // the subquery or WITH query as SQL
 };
 
+// Join trees the engine cannot take apart (the nullable side of an outer
+// join or a side of a FULL JOIN that is itself a join, a FULL JOIN under
+// aggregation) become subqueries of q, which then get parts.  Modifies q;
+// false when there was none.
+bool wrap_join_trees(Query* q);
+
 // The subqueries and WITH queries of q's FROM tree that need a part.
 std::vector<PartNeeded> parts_needed(Query* q);
 

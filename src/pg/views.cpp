@@ -249,6 +249,7 @@ int64 create_view(const char* name, const char* query) {
 
     std::string definition = query;
     std::vector<Oid> parts;
+    wrap_join_trees(parsed);
     const std::vector<PartNeeded> needed = parts_needed(parsed);
     if (!needed.empty()) {
         const char* nspname = call([&] { return get_namespace_name(nsp); });
@@ -314,7 +315,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
     Query* parsed = validate_query(query);
-    if (!parts_needed(parsed).empty())
+    if (wrap_join_trees(parsed) || !parts_needed(parsed).empty())
         throw unsupported("subqueries in FROM with aggregation, DISTINCT or set operations in ivm.alter_view",
                           "Drop the view and create it with the new definition.");
     spi::connect();

@@ -81,3 +81,7 @@ SELECT ivm.create_view('dt_from_union', 'SELECT u.x, count(*) AS n FROM (SELECT 
 SELECT ivm.create_view('dt_with_agg', 'WITH q AS (SELECT d, count(*) AS n FROM s GROUP BY d) SELECT q.d, q.n, x.n AS m FROM q JOIN q x ON x.d = q.d + 1');
 SELECT ivm.create_view('dt_left_subjoin', 'SELECT r.a, q.d, q.e FROM r LEFT JOIN (SELECT s.b, s.d, t.e FROM s JOIN t ON t.d = s.d) q ON q.b = r.b');
 SELECT ivm.create_view('dt_full_agg', 'SELECT f.k, count(*) AS n, sum(f.d) AS sd FROM (SELECT coalesce(r.b, s.b) AS k, s.d FROM r FULL JOIN s ON r.b = s.b) f GROUP BY f.k');
+-- join trees the engine cannot take apart become parts
+SELECT ivm.create_view('dt_left_join_tree', 'SELECT r.a, s.d, t.e FROM r LEFT JOIN (s JOIN t ON t.d = s.d) ON s.b = r.b');
+SELECT ivm.create_view('dt_full_chain', 'SELECT r.a, s.d, t.e FROM r FULL JOIN s ON r.b = s.b FULL JOIN t ON t.d = s.d');
+SELECT ivm.create_view('dt_full_grouped', 'SELECT s.d, count(*) AS n, count(r.a) AS na FROM r FULL JOIN s ON r.b = s.b GROUP BY s.d');
