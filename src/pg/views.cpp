@@ -224,6 +224,34 @@ namespace {
 namespace ivm::pg {
 namespace {
 
+int64 create_view(const char* name, const char* query);
+
+// Creates the parts the query needs (views of their own for subqueries and
+// join trees, named after the view) and makes the query read them; the
+// definition becomes the query's text.  Returns the parts' views.
+std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, const std::string& relname) {
+    std::vector<Oid> parts;
+    const bool wrapped = wrap_join_trees(parsed);
+    const std::vector<PartNeeded> needed = parts_needed(parsed);
+    if (!wrapped && needed.empty()) return parts;
+    const char* nspname = call([&] { return get_namespace_name(nsp); });
+    int k = 0;
+    for (const PartNeeded& part : needed) {
+        std::string part_name;
+        do part_name = relname + "__ivm_part" + std::to_string(++k);
+        while (relation_in(nsp, part_name) != InvalidOid);
+        const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
+        notice("a subquery in FROM or a WITH query becomes incrementally maintained view " + qualified + ", a part of " +
+               call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
+        create_view(qualified.c_str(), part.query.c_str());
+        parts.push_back(relation_in(nsp, part_name));
+        read_part(parsed, part, parts.back());
+    }
+    definition = query_text(parsed);
+    parsed = validate_query(definition.c_str());
+    return parts;
+}
+
 // Creates the view; returns its number of rows.  Subqueries in FROM that
 // need a view of their own get one first (named after the view), which the
 // definition then reads.
@@ -248,25 +276,7 @@ int64 create_view(const char* name, const char* query) {
         throw Error("42P07", "relation \"" + relname + "\" already exists");
 
     std::string definition = query;
-    std::vector<Oid> parts;
-    wrap_join_trees(parsed);
-    const std::vector<PartNeeded> needed = parts_needed(parsed);
-    if (!needed.empty()) {
-        const char* nspname = call([&] { return get_namespace_name(nsp); });
-        for (const PartNeeded& part : needed) {
-            const std::string part_name = relname + "__ivm_part" + std::to_string(parts.size() + 1);
-            const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
-            notice("a subquery in FROM or a WITH query becomes incrementally maintained view " + qualified + ", a part of " +
-                   call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
-            create_view(qualified.c_str(), part.query.c_str());
-            spi::connect();
-            parts.push_back(relation_in(nsp, part_name));
-            spi::finish();
-            read_part(parsed, part, parts.back());
-        }
-        definition = query_text(parsed);
-        parsed = validate_query(definition.c_str());
-    }
+    const std::vector<Oid> parts = make_parts(parsed, definition, nsp, relname);
     query = definition.c_str();
 
     const Names n = names_for(nsp, relname);
@@ -315,9 +325,6 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
     Query* parsed = validate_query(query);
-    if (wrap_join_trees(parsed) || !parts_needed(parsed).empty())
-        throw unsupported("subqueries in FROM with aggregation, DISTINCT or set operations in ivm.alter_view",
-                          "Drop the view and create it with the new definition.");
     spi::connect();
     catalog::Entry entry = catalog::lookup(name);
     require_owner(entry.view);
@@ -326,12 +333,21 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
                     "cannot redefine unpopulated view " + qualified_name(entry.view),
                     {}, "Populate it first with ivm.refresh_view().");
     const Names n = names_of(entry);
+    std::string definition = query;
+    const std::vector<Oid> parts = make_parts(parsed, definition, n.nsp, n.relname);
+    query = definition.c_str();
     const bool recursive = parsed->hasRecursive;
     AnalyzedView proposed = analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse first
     refuse_row_security(proposed);
     std::shared_ptr<ViewRuntime> old_view = runtime_for(entry.view_id);
-    const std::vector<Column> old_columns = old_view->analyzed.model.columns;
-    const bool old_distinct = old_view->analyzed.model.distinct;
+    // The storage's shape (columns, counts, partial state, per-arm counts)
+    // and the view over it, as their DDL says.
+    auto shape = [&](const CountingView& m) {
+        std::vector<std::string> ddl = counting::storage_ddl(m, n.query);
+        ddl.push_back(counting::user_view_ddl(m, n.view, true));
+        return ddl;
+    };
+    const std::vector<std::string> old_shape = shape(old_view->analyzed.model);
     const int64 old_rows = row_count(*old_view);
     old_view.reset();
 
@@ -342,14 +358,10 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     spi::execute("DROP VIEW " + n.query);
 
-    // In with the new ones.  The stored tuples stay when the columns are
-    // the same: the first merge then changes only what the definitions
-    // disagree on.
-    bool same_columns = proposed.model.columns.size() == old_columns.size() &&
-                        proposed.model.distinct == old_distinct;
-    for (std::size_t i = 0; same_columns && i < old_columns.size(); ++i)
-        same_columns = proposed.model.columns[i].name == old_columns[i].name &&
-                       proposed.model.columns[i].type == old_columns[i].type;
+    // In with the new ones.  The stored tuples stay when the storage keeps
+    // its shape: the first merge then changes only what the definitions
+    // disagree on.  (An aggregate's storage is keyed by its groups.)
+    const bool same_columns = shape(proposed.model) == old_shape;
     AnalyzedView analyzed = create_definition(n, query, recursive, entry.query_view, entry.recursive_storage);
     int64 changed = 0;
     if (!same_columns) {
@@ -371,6 +383,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
                  sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
     announce(n, analyzed, !same_columns);
     MaintenanceResult result = fill(entry.view_id, analyzed);
+    for (Oid part : parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
     // Parts made for the old definition's subqueries go, unless still read.
     for (int32 part : catalog::parts_of(entry.view_id)) {
         std::optional<catalog::Entry> p = catalog::find_by_id(part);
