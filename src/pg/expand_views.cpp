@@ -216,6 +216,12 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
 
 }  // namespace
 
+void flatten_join_columns(Query* q) {
+    q->targetList = reinterpret_cast<List*>(flatten_join_alias_vars(q, reinterpret_cast<Node*>(q->targetList)));
+    q->jointree = reinterpret_cast<FromExpr*>(flatten_join_alias_vars(q, reinterpret_cast<Node*>(q->jointree)));
+    q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+}
+
 void leave_out_of_from(RangeTblEntry* rte) {
     rte->rtekind = RTE_RESULT;
     rte->subquery = nullptr;

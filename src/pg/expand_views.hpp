@@ -23,4 +23,9 @@ std::vector<Oid> expand_plain_views(Query* q);
 // pg::call.
 void leave_out_of_from(RangeTblEntry* rte);
 
+// References to a join's columns (merged USING columns too) become
+// references to its inputs' columns, in the select list, the join tree
+// and HAVING.  The join tree is a new copy.  Palloc's: under pg::call.
+void flatten_join_columns(Query* q);
+
 }  // namespace ivm::pg

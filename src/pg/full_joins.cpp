@@ -66,8 +66,7 @@ std::vector<Query*> split_full_joins(Query* q) {
     // merged USING columns.
     Query* flat = call([&] {
         Query* copy = static_cast<Query*>(copyObjectImpl(q));
-        copy->targetList = reinterpret_cast<List*>(flatten_join_alias_vars(copy, reinterpret_cast<Node*>(copy->targetList)));
-        copy->jointree = reinterpret_cast<FromExpr*>(flatten_join_alias_vars(copy, reinterpret_cast<Node*>(copy->jointree)));
+        flatten_join_columns(copy);
         return copy;
     });
     Query* left = call([&] { return static_cast<Query*>(copyObjectImpl(flat)); });

@@ -184,14 +184,6 @@ Node* remap(Node* node, void* raw) {
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(remap), raw);
 }
 
-// Merged USING columns read their join's inputs directly.  (Copies the
-// join tree: find slots in it afterwards.)
-void flatten_join_columns(Query* q) {
-    q->targetList = reinterpret_cast<List*>(flatten_join_alias_vars(q, reinterpret_cast<Node*>(q->targetList)));
-    q->jointree = reinterpret_cast<FromExpr*>(flatten_join_alias_vars(q, reinterpret_cast<Node*>(q->jointree)));
-    q->havingQual = flatten_join_alias_vars(q, q->havingQual);
-}
-
 // A join whose input was wrapped describes its columns afresh: its
 // inputs' columns, left then right (a USING join keeps its condition in
 // ON, which the parser put there too).
@@ -297,7 +289,7 @@ bool wrap_join_trees(Query* q) {
         const bool done = call([&] {
             Node** slot = tree_to_wrap(reinterpret_cast<Node**>(&q->jointree), aggregated);
             if (slot == nullptr) return true;
-            flatten_join_columns(q);
+            flatten_join_columns(q);  // (copies the join tree: find the slot again)
             wrap(q, tree_to_wrap(reinterpret_cast<Node**>(&q->jointree), aggregated));
             return false;
         });
