@@ -32,8 +32,11 @@ INSERT INTO root VALUES (1);
 INSERT INTO link VALUES (4, 7), (7, 8);
 SELECT ivm.create_view('reachable',
   'WITH RECURSIVE r(n) AS (SELECT n FROM root UNION SELECT edge.dst FROM r JOIN edge ON edge.src = r.n UNION SELECT link.b FROM r JOIN link ON link.a = r.n) SELECT n FROM r');
-SELECT ivm.create_view('reachable',
+-- (two recursive terms: PostgreSQL does not evaluate it, ivm does; see general_recursion)
+SELECT * FROM reachable ORDER BY n;
+SELECT ivm.create_view('reachable_union',
   'WITH RECURSIVE r(n) AS (SELECT n FROM root UNION SELECT e.dst FROM r JOIN (SELECT src, dst FROM edge UNION ALL SELECT a, b FROM link) e ON e.src = r.n) SELECT n FROM r');
+SELECT * FROM reachable_union ORDER BY n;
 SELECT ivm.create_view('paths',
   'WITH RECURSIVE p(x, y) AS (SELECT src, dst FROM edge UNION SELECT a, b FROM link UNION SELECT p.x, link.b FROM p JOIN edge ON p.y = edge.src JOIN link ON edge.dst = link.a) SELECT x, y FROM p');
 SELECT ivm.create_view('from_root',

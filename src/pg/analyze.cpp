@@ -8,6 +8,7 @@
 #include "pg/full_joins.hpp"
 #include "pg/maintain.hpp"
 #include "pg/occurrences.hpp"
+#include "pg/program.hpp"
 
 #include <algorithm>
 
@@ -152,6 +153,39 @@ bool hashable(Oid type) {
     return OidIsValid(tc->hash_extended_proc);
 }
 
+}  // namespace
+
+// The deparser prints a CTE reference by name only; the queries put a WITH
+// of that name around the template.  A table's columns are described as
+// the CTE's (dropped ones keep their place with type InvalidOid), under
+// their current names: the stored rule keeps those of its creation, and
+// columns may be renamed.  Runs inside call().
+void read_as_placeholder(RangeTblEntry* rte, char* name, Index levelsup) {
+    if (rte->alias == nullptr) rte->alias = makeAlias(rte->eref->aliasname, NIL);
+    if (rte->rtekind == RTE_RELATION) {
+        Relation rel = table_open(rte->relid, AccessShareLock);
+        TupleDesc desc = RelationGetDescr(rel);
+        rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+        rte->eref->colnames = NIL;
+        for (int a = 0; a < desc->natts; ++a) {
+            Form_pg_attribute att = TupleDescAttr(desc, a);
+            rte->eref->colnames = lappend(rte->eref->colnames,
+                                          makeString(pstrdup(att->attisdropped ? "" : NameStr(att->attname))));
+            rte->coltypes = lappend_oid(rte->coltypes, att->attisdropped ? InvalidOid : att->atttypid);
+            rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
+            rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);
+        }
+        table_close(rel, AccessShareLock);
+    }
+    rte->rtekind = RTE_CTE;
+    rte->ctename = name;
+    rte->ctelevelsup = levelsup;
+    rte->self_reference = false;
+    rte->inh = false;
+}
+
+namespace {
+
 // Rewrites a copy of the query into a template: occurrence k becomes a
 // reference to the CTE __ivm_src_<k+1>.  With counts, each such relation of
 // the FROM list has an extra column __ivm_cnt that the select list returns
@@ -181,33 +215,7 @@ std::string build_template(Query* q, const char* cte, bool counts, const std::ve
         int resno = list_length(t->targetList);
         for (int k = 0; k < n; ++k) {
             RangeTblEntry* rte = rt_fetch(occ[k].rtindex, occ[k].owner->rtable);
-            if (rte->alias == nullptr) rte->alias = makeAlias(rte->eref->aliasname, NIL);
-            if (rte->rtekind == RTE_RELATION) {
-                // A CTE reference describes its columns itself; dropped
-                // columns of the table keep their place with type InvalidOid.
-                // The names are the table's current ones: the stored rule
-                // keeps those of its creation, and columns may be renamed.
-                Relation rel = table_open(rte->relid, AccessShareLock);
-                TupleDesc desc = RelationGetDescr(rel);
-                rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
-                rte->eref->colnames = NIL;
-                for (int a = 0; a < desc->natts; ++a) {
-                    Form_pg_attribute att = TupleDescAttr(desc, a);
-                    rte->eref->colnames = lappend(rte->eref->colnames,
-                                                  makeString(pstrdup(att->attisdropped ? "" : NameStr(att->attname))));
-                    rte->coltypes = lappend_oid(rte->coltypes, att->attisdropped ? InvalidOid : att->atttypid);
-                    rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
-                    rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);
-                }
-                table_close(rel, AccessShareLock);
-            }
-            // The deparser prints a CTE reference by name only; the queries
-            // put a WITH of that name around the template.
-            rte->rtekind = RTE_CTE;
-            rte->ctename = psprintf("__ivm_src_%d", k + 1);
-            rte->ctelevelsup = static_cast<Index>(occ[k].path.size());
-            rte->self_reference = false;
-            rte->inh = false;
+            read_as_placeholder(rte, psprintf("__ivm_src_%d", k + 1), static_cast<Index>(occ[k].path.size()));
             if (!counts || !occ[k].path.empty()) continue;  // subqueries only filter
             int count_attno = list_length(rte->eref->colnames) + 1;
             rte->eref->colnames = lappend(list_copy(rte->eref->colnames), makeString(pstrdup("__ivm_cnt")));
@@ -255,6 +263,26 @@ PgError in_query(const PgError& error, const char* query_text) {
 }  // namespace
 
 std::string query_text(Query* q) { return deparse(q); }
+
+void check_term(Query* q) {
+    check_query_shape(q);
+    check_expressions(q);
+}
+
+Query* analyze_statement(Node* select, const char* text) {
+    RawStmt* raw = call([&] {
+        RawStmt* r = makeNode(RawStmt);
+        r->stmt = select;
+        r->stmt_location = 0;
+        r->stmt_len = 0;
+        return r;
+    });
+    try {
+        return call([&] { return parse_analyze_fixedparams(raw, text, nullptr, 0, nullptr); });
+    } catch (const PgError& e) {
+        throw in_query(e, text);
+    }
+}
 
 Query* validate_query(const char* query_text) {
     List* statements = nullptr;
@@ -386,6 +414,10 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
 }
 
 }  // namespace
+
+Column describe_column(const char* name, Oid type, int32 typmod, Oid collation) {
+    return make_column(name, type, typmod, collation);
+}
 
 namespace {
 
@@ -652,6 +684,8 @@ bool only(const CountingView::SetNode& n, CountingView::SetNode::Op op) {
 AnalyzedView analyze_query(Query* q, const std::string& storage, const std::string& recursive_storage,
                            Oid recursive_storage_oid) {
     AnalyzedView out;
+    // A recursive program: described, then its outer query as any other.
+    describe_program(q, recursive_storage, out);
     // Plain views, subqueries and WITH queries are expanded first.
     if (q->setOperations == nullptr) out.expanded_views = expand_plain_views(q);
     CommonTableExpr* cte = nullptr;

@@ -2,6 +2,7 @@
 // maintained (0A000 naming the construct), then describe the rest.
 #pragma once
 #include "core/dred.hpp"
+#include "core/program.hpp"
 #include "core/view_model.hpp"
 #include "pg/pg.hpp"
 #include "pg/relations.hpp"
@@ -20,7 +21,11 @@ struct AnalyzedView {
     std::vector<Oid> base_oids;  // parallel to model.bases
     bool ignored_order_by = false;
     std::optional<RecursiveRelation> recursive;
-    std::vector<Oid> recursive_base_oids;  // parallel to recursive->bases
+    std::vector<Oid> recursive_base_oids;  // parallel to recursive->bases, or program->bases
+    // A WITH RECURSIVE that ivm evaluates itself (program.hpp); the outer
+    // query reads its storage as a base table.
+    std::optional<Program> program;
+    bool recursion() const { return recursive.has_value() || program.has_value(); }
     std::vector<Oid> expanded_views;  // plain views expanded into the query
 };
 
@@ -30,6 +35,18 @@ Query* validate_query(const char* query_text);
 
 // The query as SQL text with every object schema-qualified.
 std::string query_text(Query* q);
+
+// Parse analysis of a raw SELECT whose nodes point into `text`, errors
+// reported against it.
+Query* analyze_statement(Node* select, const char* text);
+// A user's output column (0A000 without an equality operator, 42701 for
+// a name ivm reserves).
+Column describe_column(const char* name, Oid type, int32 typmod, Oid collation);
+// Refuses the clauses and expressions no term may have (0A000).
+void check_term(Query* q);
+// Turns a range table entry into a reference to the CTE `name` (levelsup
+// queries up) with the same columns; runs inside call().
+void read_as_placeholder(RangeTblEntry* rte, char* name, Index levelsup);
 
 // Refuses what cannot be maintained, and describes the rest.  The
 // recursive relation, if any, is stored in recursive_storage.

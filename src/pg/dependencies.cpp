@@ -28,12 +28,23 @@ void depend(Oid objid, Oid refclass, Oid refobjid) {
     });
 }
 
+// Whether the view's rule reads the relation.
+bool reads(Oid view, Oid relid) {
+    return relid != InvalidOid &&
+           spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid "
+                          "WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass AND r.ev_class = $1::oid "
+                          "AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid = $2::oid",
+                          {std::to_string(view), std::to_string(relid)}) > 0;
+}
+
 }  // namespace
 
 void record_dependencies(const catalog::Entry& e) {
     const Oid extension = call([] { return get_extension_oid("ivm", false); });
     depend(e.storage, RelationRelationId, e.query_view);
-    depend(e.recursive_storage, RelationRelationId, e.query_view);
+    // A recursive program's query view reads the table of its items: the
+    // table must not depend on it in turn (pg_dump cannot order a cycle).
+    if (!reads(e.query_view, e.recursive_storage)) depend(e.recursive_storage, RelationRelationId, e.query_view);
     depend(e.query_view, ExtensionRelationId, extension);
     depend(e.storage, ExtensionRelationId, extension);
 }

@@ -2,6 +2,7 @@
 // relations changes.
 #include "core/counting.hpp"
 #include "core/dred.hpp"
+#include "core/fixpoint.hpp"
 #include "core/sql_text.hpp"
 #include "core/tuples.hpp"
 #include "pg/boundary.hpp"
@@ -13,13 +14,43 @@
 namespace ivm::pg {
 namespace {
 
+// A recursive program: its strata, items and terms, and the first queries
+// of its fixpoint loop.
+std::vector<std::string> explain_program(const Program& p, std::vector<std::string>& lines) {
+    lines.push_back("items of the recursive query: " + p.storage + ", one row per tuple of an item (__ivm_item " +
+                    "says which); base relations of the items: " + (p.bases.empty() ? "none" : sql::join(p.bases, ", ")));
+    for (std::size_t s = 0; s < p.strata.size(); ++s) {
+        std::vector<std::string> names;
+        for (std::size_t i : p.strata[s])
+            names.push_back(p.items[i].reference + " (" + tuples::columns(p.items[i].columns, "") + ")");
+        lines.push_back("stratum " + std::to_string(s + 1) + ": " + sql::join(names, ", "));
+        for (const ProgramRule& rule : p.rules)
+            if (p.stratum_of(rule.item) == s)
+                lines.push_back("  term of " + p.items[rule.item].reference + " (" + std::to_string(rule.sources.size()) +
+                                " sources" + (rule.other_bases.empty() && rule.other_items.empty()
+                                                  ? ""
+                                                  : "; reads more through negation, aggregation or subqueries") +
+                                "): " + rule.sql_template);
+        lines.push_back("  evaluated from: " + fixpoint::initial_query(p, s));
+        const std::string step = fixpoint::step_query(p, s, "<delta>", p.storage, {p.storage});
+        if (!step.empty()) lines.push_back("  one semi-naive step: " + step);
+    }
+    return lines;
+}
+
 // The lines of ivm.explain_view: what a view is and what runs when each of
 // its base tables changes.
 std::vector<std::string> explain(const ViewRuntime& view) {
     const CountingView& model = view.analyzed.model;
     std::vector<std::string> lines;
     lines.push_back("view " + qualified_name(view.entry.view) + (view.entry.populated ? "" : " (unpopulated)"));
-    if (view.analyzed.recursive)
+    if (view.analyzed.program)
+        lines.push_back("algorithm: dred: the query is recursive in a way PostgreSQL does not evaluate (several "
+                        "WITH items, non-linear or mutual recursion, negation or aggregation over lower strata), so "
+                        "ivm evaluates its items itself, semi-naively, stratum by stratum, keeps them as sets and "
+                        "maintains each stratum by delete and rederive (a stratum reading a change through negation "
+                        "or aggregation is recomputed); the query over them is maintained by counting");
+    else if (view.analyzed.recursive)
         lines.push_back("algorithm: dred: the query is recursive (WITH RECURSIVE ... UNION), so its recursive "
                         "relation is kept as a set and maintained by delete and rederive; the query over it "
                         "is maintained by counting from the relation's changes");
@@ -80,6 +111,7 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     }
     lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
     lines.push_back("  delta: " + counting::refresh_delta_query(model));
+    if (view.analyzed.program) return explain_program(*view.analyzed.program, lines);
     if (!view.analyzed.recursive) return lines;
     const RecursiveRelation& r = *view.analyzed.recursive;
     std::size_t recursive_rules = 0;

@@ -2,6 +2,7 @@
 
 #include "core/counting.hpp"
 #include "core/dred.hpp"
+#include "core/fixpoint.hpp"
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
 #include "pg/relations.hpp"
@@ -9,6 +10,7 @@
 #include "pg/shared.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <memory>
 
@@ -358,8 +360,254 @@ MaintenanceResult recompute_relation(const RecursiveRelation& rel, Oid storage) 
 
 }  // namespace
 
+namespace {
+
+// The sets a program's fixpoint loop passes between its queries: ephemeral
+// relations of the storage's row type, registered by name for the queries
+// of one run and ended with it.
+class ProgramSets {
+public:
+    explicit ProgramSets(Oid shape) : shape_(shape), mark_(kept_sets.size()) {}
+
+    // Registers the set empty, or empties it.
+    void clear(const char* name) {
+        Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
+        kept_sets.push_back(store);
+        for (Set& s : sets_)
+            if (s.name == name) {
+                s.enr->reldata = store;
+                s.enr->md.enrtuples = 0;
+                return;
+            }
+        const Oid shape = shape_;
+        EphemeralNamedRelation enr = call([&] {
+            auto* e = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
+            e->md.name = pstrdup(name);
+            e->md.reliddesc = shape;
+            e->md.enrtype = ENR_NAMED_TUPLESTORE;
+            e->reldata = store;
+            return e;
+        });
+        if (call([&] { return SPI_register_relation(enr); }) != SPI_OK_REL_REGISTER)
+            throw Error(sqlstate::internal_error, std::string("could not register ") + name);
+        sets_.push_back({name, enr});
+    }
+
+    // Runs the query (with the snapshot, or the current one; at most
+    // `limit` rows when not 0) and adds its rows to each of the sets.
+    uint64 run(const std::string& sql, std::initializer_list<const char*> into, Snapshot snapshot = InvalidSnapshot,
+               uint64 limit = 0) {
+        std::vector<EphemeralNamedRelation> targets;
+        for (const char* name : into) targets.push_back(find(name));
+        const char* text = sql.c_str();
+        EphemeralNamedRelation* target = targets.data();
+        const std::size_t n = targets.size();
+        return call([&] {
+            SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
+            if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+            int rc = SPI_execute_snapshot(plan, nullptr, nullptr, snapshot, InvalidSnapshot, snapshot != InvalidSnapshot,
+                                          false, static_cast<long>(limit));
+            if (rc != SPI_OK_SELECT) elog(ERROR, "fixpoint step failed: %s", SPI_result_code_string(rc));
+            const uint64 rows = SPI_processed;
+            for (std::size_t t = 0; t < n; ++t) {
+                auto* store = static_cast<Tuplestorestate*>(target[t]->reldata);
+                for (uint64 i = 0; i < rows; ++i) tuplestore_puttuple(store, SPI_tuptable->vals[i]);
+                target[t]->md.enrtuples += static_cast<double>(rows);
+            }
+            SPI_freetuptable(SPI_tuptable);
+            SPI_freeplan(plan);
+            return rows;
+        });
+    }
+
+    uint64 size(const char* name) { return static_cast<uint64>(find(name)->md.enrtuples); }
+
+    void swap(const char* a, const char* b) {
+        EphemeralNamedRelation x = find(a), y = find(b);
+        std::swap(x->reldata, y->reldata);
+        std::swap(x->md.enrtuples, y->md.enrtuples);
+    }
+
+    // The names go (one SPI connection may run several programs), then the sets.
+    void end() {
+        for (const Set& s : sets_) {
+            const char* name = s.name;
+            call([&] { SPI_unregister_relation(name); });
+        }
+        sets_.clear();
+        end_kept_sets(mark_);
+    }
+
+private:
+    struct Set {
+        const char* name;
+        EphemeralNamedRelation enr;
+    };
+    EphemeralNamedRelation find(const char* name) {
+        for (Set& s : sets_)
+            if (std::strcmp(s.name, name) == 0) return s.enr;
+        throw Error(sqlstate::internal_error, std::string("no set ") + name);
+    }
+    Oid shape_;
+    std::size_t mark_;
+    std::vector<Set> sets_;
+};
+
+// The sets' names.
+constexpr const char* full_set = "ivm_fix_full";          // a stratum recomputed
+constexpr const char* delta_set = "ivm_fix_delta";        // the last step's new rows
+constexpr const char* next_set = "ivm_fix_next";          // this step's
+constexpr const char* deleted_set = "ivm_fix_deleted";    // DRed: over-deleted
+constexpr const char* gained_set = "ivm_fix_gained";      // DRed: inserted into the stratum
+constexpr const char* gone_set = "ivm_fix_gone";          // a recomputed stratum's rows that go
+constexpr const char* fresh_set = "ivm_fix_fresh";        // and those that come
+constexpr const char* removed_set = "ivm_fix_removed";    // every stratum's rows that went, so far
+constexpr const char* added_set = "ivm_fix_added";        // and those that came
+
+// Recomputes a stratum semi-naively into full_set, then makes the storage
+// hold it.  Returns whether its rows changed.
+bool recompute_stratum(const Program& p, std::size_t stratum, ProgramSets& sets) {
+    sets.clear(full_set);
+    sets.clear(delta_set);
+    uint64 n = sets.run(fixpoint::initial_query(p, stratum), {full_set, delta_set});
+    while (n > 0) {
+        const std::string step = fixpoint::step_query(p, stratum, delta_set, full_set, {full_set});
+        if (step.empty()) break;
+        sets.clear(next_set);
+        n = sets.run(step, {next_set, full_set});
+        sets.swap(delta_set, next_set);
+    }
+    sets.clear(gone_set);
+    sets.clear(fresh_set);
+    const uint64 gone = sets.run(fixpoint::minus(p, "(" + fixpoint::rows_of(p, stratum, p.storage) + ")", full_set),
+                                 {gone_set, removed_set});
+    const uint64 fresh = sets.run(fixpoint::minus(p, full_set, p.storage), {fresh_set, added_set});
+    if (gone > 0) spi::execute(fixpoint::delete_statement(p, gone_set));
+    if (fresh > 0) spi::execute(fixpoint::insert_statement(p, fresh_set));
+    return gone > 0 || fresh > 0;
+}
+
+// DRed for one stratum: over-delete (as of `before`), rederive, insert,
+// each step semi-naive, writing the storage as it goes.  Returns false,
+// having changed nothing, when the over-deletion passes `most` rows (the
+// stratum is then better recomputed); sets `changed`.
+bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,
+                  const std::vector<bool>& changed_items, Snapshot before, uint64 most, ProgramSets& sets,
+                  bool& changed) {
+    using fixpoint::Change;
+    // 1. over-delete: what lost a derivation, through the stratum's recursion
+    sets.clear(deleted_set);
+    sets.clear(delta_set);
+    const std::string seed = fixpoint::seed_query(p, stratum, changed_bases, changed_items, Change::Deleted,
+                                                  removed_set, p.storage, {});
+    uint64 n = seed.empty() ? 0 : sets.run(seed, {deleted_set, delta_set}, before, most + 1);
+    uint64 deleted = n;
+    while (n > 0 && deleted <= most) {
+        const std::string step = fixpoint::step_query(p, stratum, delta_set, p.storage, {deleted_set});
+        if (step.empty()) break;
+        sets.clear(next_set);
+        n = sets.run(step, {next_set, deleted_set}, before, most + 1);
+        deleted += n;
+        sets.swap(delta_set, next_set);
+    }
+    if (deleted > most) return false;
+    if (deleted > 0) spi::execute(fixpoint::delete_statement(p, deleted_set));
+    // 2. rederive: what still has a derivation
+    sets.clear(delta_set);
+    sets.clear(gained_set);
+    if (deleted > 0 && sets.run(fixpoint::rederive_query(p, stratum, deleted_set), {delta_set, gained_set}) > 0)
+        spi::execute(fixpoint::insert_statement(p, delta_set));
+    // 3. insert: what the inserted rows derive, and what follows from it
+    const std::string inserted = fixpoint::seed_query(p, stratum, changed_bases, changed_items, Change::Inserted,
+                                                      added_set, p.storage, {p.storage});
+    sets.clear(next_set);
+    if (!inserted.empty() && sets.run(inserted, {next_set, delta_set, gained_set}) > 0)
+        spi::execute(fixpoint::insert_statement(p, next_set));
+    while (sets.size(delta_set) > 0) {
+        const std::string step = fixpoint::step_query(p, stratum, delta_set, p.storage, {p.storage});
+        if (step.empty()) break;
+        sets.clear(next_set);
+        if (sets.run(step, {next_set, gained_set}) > 0) spi::execute(fixpoint::insert_statement(p, next_set));
+        sets.swap(delta_set, next_set);
+    }
+    // What the strata above see: the rows that went and those that came.
+    const uint64 gone = deleted > 0 ? sets.run(fixpoint::minus(p, deleted_set, p.storage), {removed_set}) : 0;
+    const uint64 came = sets.run(fixpoint::minus(p, gained_set, deleted_set), {added_set});
+    changed = gone > 0 || came > 0;
+    return true;
+}
+
+void recompute_program(const Program& p, ProgramSets& sets) {
+    sets.clear(removed_set);
+    sets.clear(added_set);
+    for (std::size_t s = 0; s < p.strata.size(); ++s) recompute_stratum(p, s, sets);
+}
+
+MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<BaseChange>& changes, Snapshot before) {
+    const Program& p = *view.analyzed.program;
+    const Oid storage = view.entry.recursive_storage;
+    std::vector<bool> changed_bases(p.bases.size(), false);
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        changed_bases[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
+        if (changed_bases[b]) refuse_row_security(view.analyzed.recursive_base_oids[b], view.owner);
+    }
+    bool missed = false;
+    lock_for_maintenance(view, storage, before, &missed);
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        if (!changed_bases[b]) continue;
+        register_rows(counting::new_rows_relation(b), view.analyzed.recursive_base_oids[b], changes[b].new_rows);
+        register_rows(counting::old_rows_relation(b), view.analyzed.recursive_base_oids[b], changes[b].old_rows);
+    }
+    Elevated e = enter(view, storage);
+    ProgramSets sets(storage);
+    if (missed) {
+        recompute_program(p, sets);
+    } else {
+        sets.clear(removed_set);
+        sets.clear(added_set);
+        const int64 size = spi::query_int("SELECT GREATEST(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid",
+                                          {std::to_string(storage)});
+        const auto most = static_cast<uint64>(std::max(1000.0, static_cast<double>(size) * recompute_fraction));
+        std::vector<bool> changed_items(p.items.size(), false);
+        for (std::size_t s = 0; s < p.strata.size(); ++s) {
+            if (!fixpoint::reads_changed(p, s, changed_bases, changed_items, false)) continue;
+            bool changed = false;
+            // A change read through negation or aggregation, or an
+            // over-deletion of a large part: the stratum is recomputed.
+            if (!fixpoint::reads_changed(p, s, changed_bases, changed_items, true) ||
+                !dred_stratum(p, s, changed_bases, changed_items, before, most, sets, changed))
+                changed = recompute_stratum(p, s, sets);
+            if (changed)
+                for (std::size_t i : p.strata[s]) changed_items[i] = true;
+        }
+    }
+    MaintenanceResult result;
+    result.rows_removed = static_cast<int64>(sets.size(removed_set));
+    result.rows_added = static_cast<int64>(sets.size(added_set));
+    sets.end();
+    leave(e);
+    return result;
+}
+
+MaintenanceResult refresh_program(ViewRuntime& view) {
+    const Oid storage = view.entry.recursive_storage;
+    lock_for_maintenance(view, storage);
+    Elevated e = enter(view, storage);
+    ProgramSets sets(storage);
+    recompute_program(*view.analyzed.program, sets);
+    MaintenanceResult result;
+    result.rows_removed = static_cast<int64>(sets.size(removed_set));
+    result.rows_added = static_cast<int64>(sets.size(added_set));
+    sets.end();
+    leave(e);
+    return result;
+}
+
+}  // namespace
+
 MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
                                           Snapshot before) {
+    if (view.analyzed.program) return apply_program_changes(view, changes, before);
     const RecursiveRelation& rel = *view.analyzed.recursive;
     const Oid storage = view.entry.recursive_storage;
     std::vector<bool> changed(rel.bases.size(), false);
@@ -418,6 +666,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
 }
 
 MaintenanceResult refresh_recursive(ViewRuntime& view) {
+    if (view.analyzed.program) return refresh_program(view);
     const Oid storage = view.entry.recursive_storage;
     lock_for_maintenance(view, storage);
     Elevated e = enter(view, storage);
@@ -427,7 +676,7 @@ MaintenanceResult refresh_recursive(ViewRuntime& view) {
 }
 
 MaintenanceResult refresh_all(ViewRuntime& view) {
-    if (view.analyzed.recursive) refresh_recursive(view);  // maintains the view from it, too
+    if (view.analyzed.recursion()) refresh_recursive(view);  // maintains the view from it, too
     return refresh(view);
 }
 

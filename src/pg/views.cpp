@@ -12,6 +12,7 @@
 #include "pg/ddl_events.hpp"
 #include "pg/dependencies.hpp"
 #include "pg/maintain.hpp"
+#include "pg/program.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 #include "pg/views.hpp"
@@ -83,14 +84,39 @@ Names names_of(const catalog::Entry& e) {
     return names_for(nsp, rel);
 }
 
+// The table of a recursive program's items, named after the view (a name
+// not in use: the old definition's table may still exist).
+struct ProgramStorage {
+    std::string name;  // quoted and qualified
+    Oid oid = InvalidOid;
+    std::string stand_in;  // the query PostgreSQL keeps for the program
+};
+
+ProgramStorage make_program_storage(const Names& n, const char* query) {
+    ProgramStorage p;
+    std::string relname = n.relname + recursive_suffix;
+    for (int k = 2; relation_in(n.nsp, relname) != InvalidOid; ++k) relname = n.relname + recursive_suffix + std::to_string(k);
+    p.name = quoted(n.nsp, relname);
+    p.stand_in = make_program(query, p.name);
+    p.oid = relation_in(n.nsp, relname);
+    spi::execute(triggers::storage_guard_ddl(p.name));
+    return p;
+}
+
 // The defining query as a plain view (PostgreSQL then tracks its
 // dependencies, follows renames and dumps it), and for WITH RECURSIVE the
 // table of the recursive relation, empty.  Returns the analysis.
 AnalyzedView create_definition(const Names& n, const char* query, bool recursive, Oid& query_view,
-                               Oid& recursive_storage) {
+                               Oid& recursive_storage, const ProgramStorage* program = nullptr) {
     spi::execute("CREATE VIEW " + n.query + " AS " + query);
     query_view = relation_in(n.nsp, n.relname + query_suffix);
     recursive_storage = InvalidOid;
+    if (program != nullptr) {  // its storage exists: the query reads it
+        recursive_storage = program->oid;
+        spi::execute("COMMENT ON TABLE " + program->name + " IS " +
+                     sql::literal("items of the recursive query of incrementally maintained view " + n.view));
+        return analyze_view(query_view, n.storage, program->name, recursive_storage);
+    }
     if (!recursive) return analyze_view(query_view, n.storage, std::string(), InvalidOid);
     AnalyzedView shape = analyze_view(query_view, n.storage, n.recursive, InvalidOid);
     for (const std::string& ddl : dred::storage_ddl(*shape.recursive)) spi::execute(ddl);
@@ -135,7 +161,7 @@ void install_counting_triggers(int32 view_id, const AnalyzedView& a) {
 // the triggers that maintain the view from it exist, then the view with
 // one merge.  Returns the view rows inserted and deleted.
 MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
-    if (a.recursive) {
+    if (a.recursion()) {
         std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
         refresh_recursive(*view);
         // Its size, for DRed's choice between rederiving and recomputing.
@@ -155,10 +181,15 @@ void refuse_row_security(const AnalyzedView& a) {
             if (b != InvalidOid) pg::refuse_row_security(b, GetUserId());
 }
 
-std::string algorithm_of(const AnalyzedView& a) { return a.recursive ? "dred" : "counting"; }
+std::string algorithm_of(const AnalyzedView& a) { return a.recursion() ? "dred" : "counting"; }
 
 void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
-    if (a.recursive)
+    if (a.program)
+        notice("view " + n.view + " is maintained by DRed (delete and rederive) over ivm's own fixpoint "
+               "evaluation, as its query is recursive in a way PostgreSQL does not evaluate; its WITH items (" +
+               std::to_string(a.program->items.size()) + ", in " + std::to_string(a.program->strata.size()) +
+               (a.program->strata.size() == 1 ? " stratum" : " strata") + ") are stored in " + a.program->storage);
+    else if (a.recursive)
         notice("view " + n.view + " is maintained by DRed (delete and rederive), as its query is recursive; "
                "its recursive relation is stored in " + n.recursive);
     else
@@ -204,11 +235,13 @@ void drop_view(const catalog::Entry& entry, bool cascade, bool check_owner) {
     }
     if (!catalog::find_by_id(entry.view_id)) return;  // a part, dropped with the view it was made for
     sync_base_triggers(entry.view_id, nullptr);
-    // What a DROP ... CASCADE left of it is dropped too.
+    // What a DROP ... CASCADE left of it is dropped too.  (The query view
+    // of a recursive program reads the table of its items.)
+    if (exists(entry.query_view)) forget_definition_dependencies(entry);
     if (exists(entry.view)) spi::execute("DROP VIEW " + qualified_name(entry.view));
     if (exists(entry.storage)) spi::execute("DROP TABLE " + qualified_name(entry.storage));
-    if (exists(entry.recursive_storage)) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     if (exists(entry.query_view)) spi::execute("DROP VIEW " + qualified_name(entry.query_view));
+    if (exists(entry.recursive_storage)) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     catalog::remove(entry.view_id);
     forget_runtime(entry.view_id);
     // The views made for its subqueries go with it.
@@ -256,7 +289,9 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
 // need a view of their own get one first (named after the view), which the
 // definition then reads.
 int64 create_view(const char* name, const char* query) {
-    Query* parsed = validate_query(query);
+    spi::connect();
+    const bool program = is_program(query);
+    Query* parsed = program ? nullptr : validate_query(query);
 
     Oid nsp = InvalidOid;
     char* relname_c = nullptr;
@@ -276,15 +311,24 @@ int64 create_view(const char* name, const char* query) {
         throw Error("42P07", "relation \"" + relname + "\" already exists");
 
     std::string definition = query;
-    const std::vector<Oid> parts = make_parts(parsed, definition, nsp, relname);
+    const Names n = names_for(nsp, relname);
+    // A program's query is kept as its stand-in, over its items' table.
+    std::optional<ProgramStorage> items;
+    std::vector<Oid> parts;
+    if (program) {
+        items = make_program_storage(n, query);
+        parsed = validate_query(items->stand_in.c_str());
+    } else {
+        parts = make_parts(parsed, definition, nsp, relname);
+    }
     query = definition.c_str();
 
-    const Names n = names_for(nsp, relname);
     const bool recursive = parsed->hasRecursive;
-    spi::connect();
-    refuse_row_security(analyze_query(parsed, n.storage, n.recursive, InvalidOid));  // refuse before creating anything
+    refuse_row_security(analyze_query(parsed, n.storage, items ? items->name : n.recursive,
+                                      items ? items->oid : InvalidOid));  // refuse before creating the rest
     catalog::Entry entry;
-    AnalyzedView analyzed = create_definition(n, query, recursive, entry.query_view, entry.recursive_storage);
+    AnalyzedView analyzed = create_definition(n, items ? items->stand_in.c_str() : query, recursive, entry.query_view,
+                                              entry.recursive_storage, items ? &*items : nullptr);
     if (analyzed.ignored_order_by)
         notice("ORDER BY is ignored: an incrementally maintained view is a multiset, read it with ORDER BY");
     create_storage_and_view(n, analyzed);
@@ -324,8 +368,9 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
-    Query* parsed = validate_query(query);
     spi::connect();
+    const bool program = is_program(query);
+    Query* parsed = program ? nullptr : validate_query(query);
     catalog::Entry entry = catalog::lookup(name);
     require_owner(entry.view);
     if (!entry.populated)
@@ -334,10 +379,18 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
                     {}, "Populate it first with ivm.refresh_view().");
     const Names n = names_of(entry);
     std::string definition = query;
-    const std::vector<Oid> parts = make_parts(parsed, definition, n.nsp, n.relname);
+    std::optional<ProgramStorage> items;
+    std::vector<Oid> parts;
+    if (program) {
+        items = make_program_storage(n, query);
+        parsed = validate_query(items->stand_in.c_str());
+    } else {
+        parts = make_parts(parsed, definition, n.nsp, n.relname);
+    }
     query = definition.c_str();
     const bool recursive = parsed->hasRecursive;
-    AnalyzedView proposed = analyze_query(parsed, n.storage, n.recursive, InvalidOid);  // refuse first
+    AnalyzedView proposed = analyze_query(parsed, n.storage, items ? items->name : n.recursive,
+                                          items ? items->oid : InvalidOid);  // refuse first
     refuse_row_security(proposed);
     std::shared_ptr<ViewRuntime> old_view = runtime_for(entry.view_id);
     // The storage's shape (columns, counts, partial state, per-arm counts)
@@ -355,14 +408,15 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     sync_base_triggers(entry.view_id, nullptr);
     forget_runtime(entry.view_id);
     forget_definition_dependencies(entry);
+    spi::execute("DROP VIEW " + n.query);  // (a program's reads the table of its items)
     if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
-    spi::execute("DROP VIEW " + n.query);
 
     // In with the new ones.  The stored tuples stay when the storage keeps
     // its shape: the first merge then changes only what the definitions
     // disagree on.  (An aggregate's storage is keyed by its groups.)
     const bool same_columns = shape(proposed.model) == old_shape;
-    AnalyzedView analyzed = create_definition(n, query, recursive, entry.query_view, entry.recursive_storage);
+    AnalyzedView analyzed = create_definition(n, items ? items->stand_in.c_str() : query, recursive, entry.query_view,
+                                              entry.recursive_storage, items ? &*items : nullptr);
     int64 changed = 0;
     if (!same_columns) {
         spi::execute("DROP VIEW " + n.view);

@@ -1,0 +1,61 @@
+// The SQL of ivm's own fixpoint loop over a recursive program (see
+// program.hpp): semi-naive evaluation of a stratum and the steps of DRed
+// for it.  The loop itself runs in src/pg (maintain_program.cpp); every
+// query here returns rows of the storage's row type (with __ivm_key), and
+// every relation it reads by name has that type too: the storage itself or
+// a set kept between the steps.
+#pragma once
+#include "core/no_postgres.hpp"
+#include "core/program.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ivm::fixpoint {
+
+// How the changed base tables are read by a seed query.
+enum class Change { Deleted, Inserted };
+
+// Every row the stratum's terms derive from lower strata and base tables
+// alone (the terms that read no item of the stratum).
+std::string initial_query(const Program& p, std::size_t stratum);
+
+// One semi-naive step: each term once for every occurrence of an item of
+// the stratum, that occurrence reading `delta`, the stratum's other
+// occurrences reading `state`; rows in any of `excluded` are left out.
+// Empty when the stratum has no recursive term.
+std::string step_query(const Program& p, std::size_t stratum, const std::string& delta, const std::string& state,
+                       const std::vector<std::string>& excluded);
+
+// What a change derives in one step: each term once for every occurrence
+// of a changed base table (reading its deleted or inserted rows) or of a
+// changed item of a lower stratum (reading `changed_items`, which holds the
+// rows those items lost or gained); the other occurrences read the tables,
+// the storage, and for the stratum's own items `state`.
+std::string seed_query(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,
+                       const std::vector<bool>& changed_items, Change change, const std::string& changed_items_rows,
+                       const std::string& state, const std::vector<std::string>& excluded);
+
+// Whether a change of these inputs reaches the stratum at all, and whether
+// it reaches it only through sources (then DRed applies; otherwise the
+// stratum is recomputed).
+bool reads_changed(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,
+                   const std::vector<bool>& changed_items, bool only_through_sources);
+
+// The rows of `deleted` that a term still derives from the storage and the
+// tables as they are.
+std::string rederive_query(const Program& p, std::size_t stratum, const std::string& deleted);
+
+// The rows of `relation` that belong to the stratum's items.
+std::string rows_of(const Program& p, std::size_t stratum, const std::string& relation);
+// The rows of a that b lacks.
+std::string minus(const Program& p, const std::string& a, const std::string& b);
+// Delete from the storage the rows `relation` holds; insert them.
+std::string delete_statement(const Program& p, const std::string& relation);
+std::string insert_statement(const Program& p, const std::string& relation);
+
+// The storage: its columns, the key, an index on the key and, per item and
+// column, an index over that item's rows.
+std::vector<std::string> storage_ddl(const Program& p);
+
+}  // namespace ivm::fixpoint
