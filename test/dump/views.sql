@@ -15,6 +15,8 @@ SELECT ivm.create_view('"Reports"."Pay by dept"', 'SELECT name, count(*) AS n, s
 SELECT ivm.create_view('top_pay', 'SELECT dept, max(pay) AS top FROM emp GROUP BY dept HAVING count(*) > 1');
 SELECT ivm.create_view('unstaffed', 'SELECT id FROM dept EXCEPT SELECT dept FROM emp');
 SELECT ivm.create_view('reach', 'WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM edges UNION SELECT r.a, e.dst FROM r JOIN edges e ON r.b = e.src) SELECT a, b FROM r');
+-- the same closure, non-linear: PostgreSQL cannot run it, ivm evaluates it
+SELECT ivm.create_view('closure2', 'WITH RECURSIVE c(a, b) AS (SELECT src, dst FROM edges UNION SELECT x.a, y.b FROM c x JOIN c y ON x.b = y.a) SELECT a, b FROM c');
 SELECT ivm.create_view('paused', 'SELECT DISTINCT note FROM emp');
 SELECT ivm.create_view('idle_depts', 'SELECT d.id, d.name FROM dept d WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.pay > 300)');
 SELECT ivm.create_view('dept_pay', 'SELECT d.name, t.total FROM dept d JOIN (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) t ON t.dept = d.id');
