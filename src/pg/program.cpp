@@ -502,6 +502,53 @@ ProgramRule describe_rule(CommonTableExpr* cte, std::size_t item, Program& p, An
     return rule;
 }
 
+// Replaces the outer query's references to the items (at any depth:
+// subqueries of WHERE, arms of a set operation) by subqueries over the
+// items' table, which the analysis of the outer query then expands.
+struct ItemReads {
+    List* items;  // the items' CommonTableExprs
+    Index depth = 0;
+    int in_sublink = 0;
+    bool read_in_sublink = false;  // (the analysis does not take subqueries apart there)
+};
+
+bool read_items_as_subqueries(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    auto* ctx = static_cast<ItemReads*>(raw);
+    if (IsA(node, RangeTblEntry)) {
+        auto* rte = reinterpret_cast<RangeTblEntry*>(node);
+        if (rte->rtekind != RTE_CTE || rte->ctelevelsup != ctx->depth) return false;
+        ListCell* lc;
+        foreach (lc, ctx->items) {
+            auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
+            if (std::strcmp(cte->ctename, rte->ctename) != 0) continue;
+            ctx->read_in_sublink |= ctx->in_sublink > 0;
+            rte->rtekind = RTE_SUBQUERY;
+            rte->subquery = static_cast<Query*>(copyObjectImpl(cte->ctequery));
+            rte->ctename = nullptr;
+            rte->ctelevelsup = 0;
+            rte->self_reference = false;
+            rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+            break;
+        }
+        return false;
+    }
+    if (IsA(node, SubLink)) {
+        ++ctx->in_sublink;
+        bool result = expression_tree_walker(node, reinterpret_cast<bool (*)()>(read_items_as_subqueries), raw);
+        --ctx->in_sublink;
+        return result;
+    }
+    if (IsA(node, Query)) {
+        ++ctx->depth;
+        bool result = query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(read_items_as_subqueries),
+                                        raw, QTW_EXAMINE_RTES_BEFORE);
+        --ctx->depth;
+        return result;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(read_items_as_subqueries), raw);
+}
+
 }  // namespace
 
 bool describe_program(Query* q, const std::string& storage, AnalyzedView& out) {
@@ -510,9 +557,6 @@ bool describe_program(Query* q, const std::string& storage, AnalyzedView& out) {
     foreach (lc, q->cteList)
         stand_in |= std::strncmp(static_cast<CommonTableExpr*>(lfirst(lc))->ctename, rule_prefix, std::strlen(rule_prefix)) == 0;
     if (!stand_in) return false;
-    if (q->setOperations != nullptr)
-        throw unsupported("set operations in the outer query of a recursive query evaluated by ivm",
-                          "Put the set operation into a WITH item.");
     Program& p = out.program.emplace();
     p.storage = storage;
     List* rules = NIL;
@@ -543,7 +587,16 @@ bool describe_program(Query* q, const std::string& storage, AnalyzedView& out) {
     std::vector<std::string> names;
     for (const ProgramItem& item : p.items) names.push_back(item.name);
     p.strata = stratify(p.items.size(), edges, names);
-    q->cteList = items;  // the outer query reads the items (from the storage)
+    // The outer query reads the items from the storage.
+    q->cteList = NIL;
+    ItemReads reads{items};
+    call([&] {
+        query_tree_walker(q, reinterpret_cast<bool (*)()>(read_items_as_subqueries), &reads,
+                          QTW_EXAMINE_RTES_BEFORE | QTW_IGNORE_CTE_SUBQUERIES);
+    });
+    if (reads.read_in_sublink)
+        throw unsupported("WITH RECURSIVE items read by a subquery of the final query (EXISTS, IN, ...)",
+                          "Move the subquery into a WITH item and select from that item.");
     return true;
 }
 
