@@ -543,6 +543,16 @@ void recompute_program(const Program& p, ProgramSets& sets) {
     for (std::size_t s = 0; s < p.strata.size(); ++s) recompute_stratum(p, s, sets);
 }
 
+// The rows the items' table lost and gained; the run's sets end.
+MaintenanceResult finish_program(ProgramSets& sets, const Elevated& e) {
+    MaintenanceResult result;
+    result.rows_removed = static_cast<int64>(sets.size(removed_set));
+    result.rows_added = static_cast<int64>(sets.size(added_set));
+    sets.end();
+    leave(e);
+    return result;
+}
+
 MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<BaseChange>& changes, Snapshot before) {
     const Program& p = *view.analyzed.program;
     const Oid storage = view.entry.recursive_storage;
@@ -581,12 +591,7 @@ MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<Bas
                 for (std::size_t i : p.strata[s]) changed_items[i] = true;
         }
     }
-    MaintenanceResult result;
-    result.rows_removed = static_cast<int64>(sets.size(removed_set));
-    result.rows_added = static_cast<int64>(sets.size(added_set));
-    sets.end();
-    leave(e);
-    return result;
+    return finish_program(sets, e);
 }
 
 MaintenanceResult refresh_program(ViewRuntime& view) {
@@ -595,12 +600,7 @@ MaintenanceResult refresh_program(ViewRuntime& view) {
     Elevated e = enter(view, storage);
     ProgramSets sets(storage);
     recompute_program(*view.analyzed.program, sets);
-    MaintenanceResult result;
-    result.rows_removed = static_cast<int64>(sets.size(removed_set));
-    result.rows_added = static_cast<int64>(sets.size(added_set));
-    sets.end();
-    leave(e);
-    return result;
+    return finish_program(sets, e);
 }
 
 }  // namespace

@@ -192,6 +192,22 @@ std::string source_text(const char* query, const std::string& generated) {
     return std::string(query) + std::string(generated.size() + 1, ' ');
 }
 
+// A copy of the SELECT with `ctes` (if any) as its WITH, instead of its own.
+Node* with_ctes(Node* select, List* ctes) {
+    return call([&] {
+        auto* s = static_cast<SelectStmt*>(copyObjectImpl(select));
+        s->withClause = nullptr;
+        if (ctes != NIL) {
+            WithClause* with = makeNode(WithClause);
+            with->ctes = ctes;
+            with->recursive = false;
+            with->location = -1;
+            s->withClause = with;
+        }
+        return reinterpret_cast<Node*>(s);
+    });
+}
+
 // A term analyzed with the typed items as WITH queries.
 Query* analyze_arm(Node* arm, const std::vector<RawItem>& items, const char* query) {
     std::string texts;
@@ -201,19 +217,8 @@ Query* analyze_arm(Node* arm, const std::vector<RawItem>& items, const char* que
             CommonTableExpr* cte = item_cte(items[i], i, nullptr, texts);
             ctes = call([&] { return lappend(ctes, cte); });
         }
-    auto* copy = call([&] {
-        auto* s = static_cast<SelectStmt*>(copyObjectImpl(arm));
-        if (ctes != NIL) {
-            WithClause* with = makeNode(WithClause);
-            with->ctes = ctes;
-            with->recursive = false;
-            with->location = -1;
-            s->withClause = with;
-        }
-        return s;
-    });
     const std::string text = source_text(query, texts);
-    return analyze_statement(reinterpret_cast<Node*>(copy), text.c_str());
+    return analyze_statement(with_ctes(arm, ctes), text.c_str());
 }
 
 struct OutputColumn {
@@ -355,17 +360,8 @@ std::string make_program(const char* query, const std::string& storage) {
             CommonTableExpr* cte = rule_cte(items[i], i, a);
             ctes = call([&] { return lappend(ctes, cte); });
         }
-    SelectStmt* top = call([&] {
-        auto* s = static_cast<SelectStmt*>(copyObjectImpl(stmt));
-        WithClause* with = makeNode(WithClause);
-        with->ctes = ctes;
-        with->recursive = false;
-        with->location = -1;
-        s->withClause = with;
-        return s;
-    });
     const std::string text = source_text(query, texts);
-    return query_text(analyze_statement(reinterpret_cast<Node*>(top), text.c_str()));
+    return query_text(analyze_statement(with_ctes(reinterpret_cast<Node*>(stmt), ctes), text.c_str()));
 }
 
 namespace {

@@ -285,6 +285,17 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
     return parts;
 }
 
+// What the definition needs before it is analyzed: a program's items'
+// table and the stand-in query over it (which `parsed` then is), or the
+// parts of other queries (which `definition` then reads).  Returns the parts.
+std::vector<Oid> prepare_definition(const Names& n, bool program, Query*& parsed, std::string& definition,
+                                    std::optional<ProgramStorage>& items) {
+    if (!program) return make_parts(parsed, definition, n.nsp, n.relname);
+    items = make_program_storage(n, definition.c_str());
+    parsed = validate_query(items->stand_in.c_str());
+    return {};
+}
+
 // Creates the view; returns its number of rows.  Subqueries in FROM that
 // need a view of their own get one first (named after the view), which the
 // definition then reads.
@@ -312,15 +323,8 @@ int64 create_view(const char* name, const char* query) {
 
     std::string definition = query;
     const Names n = names_for(nsp, relname);
-    // A program's query is kept as its stand-in, over its items' table.
     std::optional<ProgramStorage> items;
-    std::vector<Oid> parts;
-    if (program) {
-        items = make_program_storage(n, query);
-        parsed = validate_query(items->stand_in.c_str());
-    } else {
-        parts = make_parts(parsed, definition, nsp, relname);
-    }
+    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items);
     query = definition.c_str();
 
     const bool recursive = parsed->hasRecursive;
@@ -380,13 +384,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const Names n = names_of(entry);
     std::string definition = query;
     std::optional<ProgramStorage> items;
-    std::vector<Oid> parts;
-    if (program) {
-        items = make_program_storage(n, query);
-        parsed = validate_query(items->stand_in.c_str());
-    } else {
-        parts = make_parts(parsed, definition, n.nsp, n.relname);
-    }
+    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items);
     query = definition.c_str();
     const bool recursive = parsed->hasRecursive;
     AnalyzedView proposed = analyze_query(parsed, n.storage, items ? items->name : n.recursive,
