@@ -85,6 +85,8 @@ SELECT ivm.create_view('dt_full_agg', 'SELECT f.k, count(*) AS n, sum(f.d) AS sd
 SELECT ivm.create_view('dt_left_join_tree', 'SELECT r.a, s.d, t.e FROM r LEFT JOIN (s JOIN t ON t.d = s.d) ON s.b = r.b');
 SELECT ivm.create_view('dt_full_chain', 'SELECT r.a, s.d, t.e FROM r FULL JOIN s ON r.b = s.b FULL JOIN t ON t.d = s.d');
 SELECT ivm.create_view('dt_full_grouped', 'SELECT s.d, count(*) AS n, count(r.a) AS na FROM r FULL JOIN s ON r.b = s.b GROUP BY s.d');
+-- a counting view of pairs for a program to read
+SELECT ivm.create_view('dt_join_pairs', 'SELECT DISTINCT r.a AS x, s.d AS y FROM r JOIN s ON r.b = s.b');
 -- recursive queries PostgreSQL does not evaluate (ivm's own fixpoint and DRed per stratum),
 -- each checked against an equivalent query PostgreSQL runs
 SELECT ivm.create_view('dt_nl_tc', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT p.x, q.y FROM tc p JOIN tc q ON p.y = q.x) SELECT x, y FROM tc');
@@ -103,3 +105,11 @@ INSERT INTO ivm_dt.equivalent VALUES ('dt_sg_swapped', 'WITH RECURSIVE sg(x, y) 
 SELECT ivm.create_view('dt_open_reach', 'WITH RECURSIVE r(n) AS (SELECT n FROM roots UNION SELECT g.dst FROM r JOIN g ON g.src = r.n WHERE NOT EXISTS (SELECT 1 FROM g2 WHERE g2.b = g.dst)) SELECT n FROM r');
 SELECT ivm.create_view('dt_unreached', 'WITH RECURSIVE r(n) AS (SELECT n FROM roots UNION SELECT g.dst FROM r JOIN g ON g.src = r.n), node(n) AS (SELECT src FROM g UNION SELECT dst FROM g), lost(n) AS (SELECT n FROM node WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.n = node.n)), size(k) AS (SELECT count(*) FROM r) SELECT lost.n, size.k FROM lost, size');
 SELECT ivm.create_view('dt_reach_over_lost', 'WITH RECURSIVE r(n) AS (SELECT n FROM roots UNION SELECT g.dst FROM r JOIN g ON g.src = r.n), lost(n) AS (SELECT src FROM g WHERE src NOT IN (SELECT n FROM r WHERE n IS NOT NULL)), far(x, y) AS (SELECT l.n, g2.b FROM lost l JOIN g2 ON g2.a = l.n UNION SELECT f.x, g2.b FROM far f JOIN g2 ON g2.a = f.y) SELECT x, y FROM far');
+-- a program's final query joining a base table its terms read too (one statement changes both
+-- parts), a program over an ivm view, and a final set operation over items
+SELECT ivm.create_view('dt_nl_tc_outer', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT p.x, q.y FROM tc p JOIN tc q ON p.y = q.x) SELECT tc.x, g.dst AS z FROM tc JOIN g ON tc.y = g.src JOIN roots ON roots.n = tc.x');
+INSERT INTO ivm_dt.equivalent VALUES ('dt_nl_tc_outer', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT tc.x, g.dst AS z FROM tc JOIN g ON tc.y = g.src JOIN roots ON roots.n = tc.x') ON CONFLICT DO NOTHING;
+SELECT ivm.create_view('dt_nl_over_view', 'WITH RECURSIVE a(x, y) AS (SELECT x, y FROM dt_join_pairs WHERE x < 4 UNION SELECT p.x, q.y FROM a p JOIN a q ON p.y = q.x) SELECT x, y FROM a');
+INSERT INTO ivm_dt.equivalent VALUES ('dt_nl_over_view', 'WITH RECURSIVE a(x, y) AS (SELECT x, y FROM dt_join_pairs WHERE x < 4 UNION SELECT a.x, t.y FROM a JOIN dt_join_pairs t ON a.y = t.x WHERE t.x < 4) SELECT x, y FROM a') ON CONFLICT DO NOTHING;
+SELECT ivm.create_view('dt_parities', 'WITH RECURSIVE odd(x, y) AS (SELECT src, dst FROM g UNION SELECT ev.x, g.dst FROM even ev JOIN g ON ev.y = g.src), even(x, y) AS (SELECT o.x, g.dst FROM odd o JOIN g ON o.y = g.src) SELECT x, y FROM odd EXCEPT ALL SELECT x, y FROM even');
+INSERT INTO ivm_dt.equivalent VALUES ('dt_parities', 'WITH RECURSIVE p(x, y, odd) AS (SELECT src, dst, true FROM g UNION SELECT p.x, g.dst, NOT p.odd FROM p JOIN g ON p.y = g.src) SELECT x, y FROM p WHERE odd EXCEPT ALL SELECT x, y FROM p WHERE NOT odd') ON CONFLICT DO NOTHING;
