@@ -143,6 +143,10 @@ SELECT refused($$WITH RECURSIVE a(x, y) AS (SELECT src FROM e), b(x) AS (SELECT 
 SELECT refused($$WITH RECURSIVE a(x) AS (SELECT src FROM e), b(x) AS (SELECT x FROM a) SELECT x FROM a WHERE x NOT IN (SELECT x FROM b)$$);
 SELECT refused($$WITH RECURSIVE __ivm_a(x) AS (SELECT src FROM e), b(x) AS (SELECT x FROM __ivm_a) SELECT x FROM b$$);
 SELECT refused($$WITH RECURSIVE a(x) AS (SELECT src FROM e), b(x) AS (SELECT x FROM a WHERE random() > 0.5) SELECT x FROM b$$);
+CREATE MATERIALIZED VIEW e_copy AS SELECT * FROM e;
+SELECT refused($$WITH RECURSIVE a(x) AS (SELECT src FROM e_copy), b(x) AS (SELECT x FROM a) SELECT x FROM b$$);
+SELECT refused($$WITH RECURSIVE a(x) AS (SELECT src FROM e), b(x) AS (SELECT x FROM a WHERE x IN (SELECT x FROM linear_tc)) SELECT x FROM b$$);
+DROP MATERIALIZED VIEW e_copy;
 SELECT refused($$WITH RECURSIVE a(x) AS (SELECT src FROM e), b(x) AS (SELECT x FROM a) SELECT missing FROM b$$);
 
 -- refresh, alter (program to program, to PostgreSQL's own recursion), drop

@@ -22,7 +22,7 @@ std::string relation_construct(const char* kind, Oid relid) {
 
 // A base relation read by the query: a table (partitioned or with
 // children unless read with ONLY), or another ivm view.
-void check_relation(RangeTblEntry* rte) {
+void refuse_relation(RangeTblEntry* rte) {
     switch (rte->rtekind) {
         case RTE_RELATION: break;
         case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
@@ -96,7 +96,7 @@ struct Walk {
 void add(Walk& w, Query* q, int rti, Role role, JoinExpr* join, const std::vector<SubqueryStep>& path) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
     const bool recursive = rte->rtekind == RTE_CTE && w.cte != nullptr && strcmp(rte->ctename, w.cte) == 0;
-    if (!recursive) check_relation(rte);
+    if (!recursive) refuse_relation(rte);
     Occurrence o;
     o.owner = q;
     o.rtindex = rti;
@@ -334,5 +334,7 @@ std::vector<AttrNumber> used_columns(const Occurrence& o) {
     std::sort(attnos.begin(), attnos.end());
     return attnos;
 }
+
+void check_relation(RangeTblEntry* rte) { refuse_relation(rte); }
 
 }  // namespace ivm::pg

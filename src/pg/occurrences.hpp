@@ -46,6 +46,11 @@ void add_change_filter(Query* q, const Occurrence& occurrence, const char* chang
 // read under that name instead.
 SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed);
 
+// Refuses (0A000) what may not be a base relation: FROM items other than
+// tables and ivm views, views, materialized views, foreign and temporary
+// tables, FROM ONLY over a parent.
+void check_relation(RangeTblEntry* rte);
+
 // The columns of the occurrence's relation that the query uses.
 std::vector<AttrNumber> used_columns(const Occurrence& occurrence);
 

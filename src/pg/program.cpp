@@ -5,6 +5,7 @@
 #include "core/sql_text.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/occurrences.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
@@ -411,16 +412,13 @@ void from_list(Node* node, std::vector<int>& out) {
 
 // A table a term reads: its index among the program's bases.
 std::size_t base_of(RangeTblEntry* rte, Program& p, AnalyzedView& out, bool& view_storage) {
+    check_relation(rte);
     Oid relid = rte->relid;
     view_storage = false;
-    const char kind = call([&] { return get_rel_relkind(relid); });
-    if (kind == RELKIND_VIEW) {
-        std::optional<catalog::Entry> ivm_view = catalog::find_by_view(relid);
-        if (!ivm_view) throw unsupported("plain views in the terms of a recursive query evaluated by ivm");
-        relid = ivm_view->storage;
+    if (call([&] { return get_rel_relkind(relid); }) == RELKIND_VIEW) {  // an ivm view: its storage
+        relid = catalog::find_by_view(relid)->storage;
         view_storage = true;
     }
-    if (kind == RELKIND_FOREIGN_TABLE) throw unsupported("foreign tables");
     auto it = std::find(out.recursive_base_oids.begin(), out.recursive_base_oids.end(), relid);
     if (it != out.recursive_base_oids.end()) return static_cast<std::size_t>(it - out.recursive_base_oids.begin());
     out.recursive_base_oids.push_back(relid);
