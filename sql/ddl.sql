@@ -63,6 +63,7 @@ SELECT count(*) AS views_left FROM ivm.views;
 -- objects and triggers go
 SELECT ivm.create_view('staff', 'SELECT e.id, d.name FROM emp e JOIN dept d ON e.dept = d.id');
 SELECT ivm.create_view('reach', 'WITH RECURSIVE r(a, b) AS (SELECT id, dept FROM emp UNION SELECT r.a, e.dept FROM r JOIN emp e ON r.b = e.id) SELECT a, b FROM r');
+SELECT ivm.create_view('reach_nl', 'WITH RECURSIVE r(a, b) AS (SELECT id, dept FROM emp UNION SELECT x.a, y.b FROM r x JOIN r y ON x.b = y.a) SELECT a, b FROM r');
 \set VERBOSITY terse
 DROP EXTENSION ivm;
 \set VERBOSITY default

@@ -43,8 +43,12 @@ void record_dependencies(const catalog::Entry& e) {
     const Oid extension = call([] { return get_extension_oid("ivm", false); });
     depend(e.storage, RelationRelationId, e.query_view);
     // A recursive program's query view reads the table of its items: the
-    // table must not depend on it in turn (pg_dump cannot order a cycle).
-    if (!reads(e.query_view, e.recursive_storage)) depend(e.recursive_storage, RelationRelationId, e.query_view);
+    // table must not depend on it in turn (pg_dump cannot order a cycle),
+    // it goes with the extension instead.
+    if (reads(e.query_view, e.recursive_storage))
+        depend(e.recursive_storage, ExtensionRelationId, extension);
+    else
+        depend(e.recursive_storage, RelationRelationId, e.query_view);
     depend(e.query_view, ExtensionRelationId, extension);
     depend(e.storage, ExtensionRelationId, extension);
 }
