@@ -374,7 +374,7 @@ public:
         Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
         kept_sets.push_back(store);
         for (Set& s : sets_)
-            if (s.name == name) {
+            if (std::strcmp(s.name, name) == 0) {
                 s.enr->reldata = store;
                 s.enr->md.enrtuples = 0;
                 return;
