@@ -2,6 +2,8 @@
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
 
+#include "text_count.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,12 +13,6 @@ namespace {
 using ivm::Column;
 using ivm::CountingView;
 using ivm::Source;
-
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-    return n;
-}
 
 // r JOIN s: two bases, one occurrence each.
 CountingView join_view() {

@@ -2,6 +2,8 @@
 #include "core/fixpoint.hpp"
 #include "core/program.hpp"
 
+#include "text_count.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,12 +15,6 @@ using ivm::ItemEdge;
 using ivm::Program;
 using ivm::ProgramRule;
 using ivm::ProgramSource;
-
-std::size_t occurrences(const std::string& text, const std::string& needle) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-    return n;
-}
 
 const std::vector<std::string> names{"a", "b", "c"};
 
