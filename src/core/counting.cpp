@@ -198,10 +198,11 @@ std::string set_op_merge(const CountingView& view, const std::string& delta) {
     }
     const std::string none_left = sql::join(gone, " AND ");
     const std::string shown_now = shown(view.set_tree, "__ivm_n"), shown_before = shown(view.set_tree, "__ivm_o");
-    return "WITH __ivm_d AS MATERIALIZED (" + delta + "), __ivm_m AS MATERIALIZED (SELECT __ivm_e.*, " + shown_now +
+    return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) +
+           "), __ivm_m AS MATERIALIZED (SELECT __ivm_e.*, " + shown_now +
            " AS __ivm_now, " + shown_before + " AS __ivm_before FROM (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
            sql::join(counts, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " +
-           tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Computed) +
+           tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried) +
            ") __ivm_e), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" +
            sql::op("=") + "__ivm_m.__ivm_tid AND " + none_left + " RETURNING 1), __ivm_upd AS (UPDATE " +
            view.storage + " __ivm_s SET " + sql::join(set, ", ") +
@@ -591,7 +592,7 @@ std::string merge_statement(const CountingView& view, const std::string& counted
     const std::string cols = output_columns(view, "");
     const std::string plus = sql::op("+");
     const std::string match =
-        tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Computed);
+        tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried);
     // Per tuple only where there is a key to look up (an index scan).
     const std::string stored =
         lookup == Lookup::PerTuple && !tuples::key(view.columns, "").empty()
@@ -600,7 +601,8 @@ std::string merge_statement(const CountingView& view, const std::string& counted
                   match + " LIMIT 1) __ivm_s ON true"
             : "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " +
                   view.storage + " __ivm_s ON " + match;
-    return "WITH __ivm_d AS MATERIALIZED (" + counted_delta + "), __ivm_m AS MATERIALIZED (" + stored +
+    return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, counted_delta) +
+           "), __ivm_m AS MATERIALIZED (" + stored +
            "), __ivm_del AS (DELETE FROM " + view.storage +
            " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND "
            "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0 RETURNING 1"

@@ -16,8 +16,13 @@ std::string columns(const std::vector<Column>& cols, const std::string& qualifie
 // or "" when it has none.  Storage tables keep it as __ivm_key (indexed).
 std::string key(const std::vector<Column>& cols, const std::string& qualifier);
 
-// How to find one side's key: its stored __ivm_key column, or computed.
-enum class Key { Stored, Computed };
+// How to find one side's key: its stored __ivm_key column, computed from
+// its columns, or carried as __ivm_h (see carry_key).
+enum class Key { Stored, Computed, Carried };
+
+// The rows of `rows` with their key computed once, as __ivm_h, in the key
+// index's order; `rows` itself when the tuples have no key.
+std::string carry_key(const std::vector<Column>& cols, const std::string& rows);
 
 // a and b hold the same tuple: equal keys (when there are hashable
 // columns), then each column equal or both NULL ("true" for no columns).
