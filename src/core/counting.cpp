@@ -182,6 +182,14 @@ std::string shown(const CountingView::SetNode& node, const std::string& prefix) 
     throw Error(sqlstate::internal_error, "unknown set operation");
 }
 
+// A merge's data-modifying WITH queries run to completion unread; the
+// storage rows they insert and delete are counted from __ivm_m by the one
+// aggregate that reports the merge (a plan kept for one-row changes must be
+// small: its start-up is a large part of what such a change costs).
+std::string counted_writes(const std::string& inserted, const std::string& deleted) {
+    return "pg_catalog.count(*) FILTER (WHERE " + inserted + "), pg_catalog.count(*) FILTER (WHERE " + deleted + ")";
+}
+
 std::string set_op_merge(const CountingView& view, const std::string& delta) {
     const std::string cols = output_columns(view, "");
     std::vector<std::string> counts, gone, negative, set, stored, now;
@@ -204,16 +212,17 @@ std::string set_op_merge(const CountingView& view, const std::string& delta) {
            sql::join(counts, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " +
            tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried) +
            ") __ivm_e), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" +
-           sql::op("=") + "__ivm_m.__ivm_tid AND " + none_left + " RETURNING 1), __ivm_upd AS (UPDATE " +
+           sql::op("=") + "__ivm_m.__ivm_tid AND " + none_left + "), __ivm_upd AS (UPDATE " +
            view.storage + " __ivm_s SET " + sql::join(set, ", ") +
            ", __ivm_count = __ivm_m.__ivm_now FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
-           "__ivm_m.__ivm_tid AND NOT (" + none_left + ") RETURNING 1), __ivm_ins AS (INSERT INTO " + view.storage +
+           "__ivm_m.__ivm_tid AND NOT (" + none_left + ")), __ivm_ins AS (INSERT INTO " + view.storage +
            " (" + cols + ", " + sql::join(stored, ", ") + ", __ivm_count) SELECT " + cols + ", " + sql::join(now, ", ") +
            ", __ivm_now FROM __ivm_m WHERE __ivm_tid IS NULL AND NOT (" + none_left +
-           ") RETURNING 1) SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
+           ")) SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
            "__ivm_before, 0)), 0)::bigint, COALESCE(pg_catalog.sum(GREATEST(__ivm_before" + sql::op("-") +
-           "__ivm_now, 0)), 0)::bigint, (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) "
-           "FROM __ivm_del), pg_catalog.count(*) FILTER (WHERE " + sql::join(negative, " OR ") + ") FROM __ivm_m";
+           "__ivm_now, 0)), 0)::bigint, " +
+           counted_writes("__ivm_tid IS NULL AND NOT (" + none_left + ")", "__ivm_tid IS NOT NULL AND " + none_left) +
+           ", pg_catalog.count(*) FILTER (WHERE " + sql::join(negative, " OR ") + ") FROM __ivm_m";
 }
 
 std::vector<State> all_now(const Block& block) { return std::vector<State>(block.sources.size(), State::Now); }
@@ -470,18 +479,18 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
                                                                tuples::Key::Computed);
     // A group goes with its last row; the one row of a view without GROUP BY stays.
     const std::string empty = view.group_keys.empty() ? "false" : "__ivm_m.__ivm_n" + sql::op("=") + "0";
+    const std::string inserted = "__ivm_m.__ivm_tid IS NULL AND NOT " + empty;
+    const std::string deleted = "__ivm_m.__ivm_tid IS NOT NULL AND " + empty;
     return "WITH " + std::string(replace ? "__ivm_gone AS (DELETE FROM " + view.storage + " RETURNING 1), " : "") +
            "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_p AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
            sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ")" + fixes +
            ", __ivm_m AS MATERIALIZED (SELECT __ivm_p.*" + with_extremes + " FROM __ivm_p), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
-           "__ivm_m.__ivm_tid AND " + empty + " RETURNING 1), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
+           "__ivm_m.__ivm_tid AND " + empty + "), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
            sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +
-           " RETURNING 1), __ivm_ins AS (INSERT INTO " + view.storage + " (" + sql::join(all_columns, ", ") + ") SELECT " +
-           sql::join(all_values, ", ") + " FROM __ivm_m WHERE __ivm_m.__ivm_tid IS NULL AND NOT " + empty +
-           " RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_ins), " +
-           (replace ? "(SELECT pg_catalog.count(*) FROM __ivm_gone)" : "(SELECT pg_catalog.count(*) FROM __ivm_del)") +
-           ", (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM __ivm_del), "
-           "(SELECT pg_catalog.count(*) FROM __ivm_m WHERE __ivm_n" + sql::op("<") + "0)";
+           "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + sql::join(all_columns, ", ") + ") SELECT " +
+           sql::join(all_values, ", ") + " FROM __ivm_m WHERE __ivm_m.__ivm_tid IS NULL AND NOT " + empty + ") SELECT pg_catalog.count(*) FILTER (WHERE " + inserted + "), " +
+           (replace ? "(SELECT pg_catalog.count(*) FROM __ivm_gone)" : "pg_catalog.count(*) FILTER (WHERE " + deleted + ")") +
+           ", " + counted_writes(inserted, deleted) + ", pg_catalog.count(*) FILTER (WHERE __ivm_m.__ivm_n" + sql::op("<") + "0) FROM __ivm_m";
 }
 
 // Aggregate views: the groups a set of input rows falls into.
@@ -605,19 +614,20 @@ std::string merge_statement(const CountingView& view, const std::string& counted
            "), __ivm_m AS MATERIALIZED (" + stored +
            "), __ivm_del AS (DELETE FROM " + view.storage +
            " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND "
-           "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0 RETURNING 1"
+           "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0"
            "), __ivm_upd AS (UPDATE " + view.storage +
            " __ivm_s SET __ivm_count = __ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt FROM __ivm_m "
            "WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND __ivm_m.__ivm_old" + plus +
-           "__ivm_m.__ivm_cnt" + sql::op(">") + "0 RETURNING 1"
+           "__ivm_m.__ivm_cnt" + sql::op(">") + "0"
            "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " +
            cols + ", __ivm_cnt FROM __ivm_m WHERE __ivm_tid IS NULL AND __ivm_cnt" + sql::op(">") +
-           "0 RETURNING 1) "
+           "0) "
            "SELECT COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_cnt" +
            sql::op(">") + "0), 0)::bigint, "
            "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE __ivm_cnt" +
-           sql::op("<") + "0), 0)::bigint, "
-           "(SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM __ivm_del), "
+           sql::op("<") + "0), 0)::bigint, " +
+           counted_writes("__ivm_tid IS NULL AND __ivm_cnt" + sql::op(">") + "0",
+                          "__ivm_old" + plus + "__ivm_cnt" + sql::op("=") + "0") + ", "
            "pg_catalog.count(*) FILTER (WHERE COALESCE(__ivm_old, 0)" + plus +
            "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
 }
