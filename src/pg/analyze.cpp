@@ -351,6 +351,68 @@ void union_leaves(Query* cq, Node* node, std::vector<Query*>& leaves) {
     leaves.push_back(rte->subquery);
 }
 
+// Whether `expr`, an output of rule `leaf` of the recursive CTE `cte`, is
+// never NULL: a non-NULL constant, a column declared NOT NULL of a table
+// the rule reads (a rule's joins are inner joins), or column j of the
+// recursive relation itself while known_not_null[j] holds.
+bool never_null(const Query* leaf, const Node* expr, const char* cte, const std::vector<bool>& known_not_null) {
+    while (expr != nullptr && IsA(expr, RelabelType)) expr = reinterpret_cast<const Node*>(reinterpret_cast<const RelabelType*>(expr)->arg);
+    if (expr == nullptr) return false;
+    if (IsA(expr, Const)) return !reinterpret_cast<const Const*>(expr)->constisnull;
+    if (!IsA(expr, Var)) return false;
+    const auto* var = reinterpret_cast<const Var*>(expr);
+    if (var->varlevelsup != 0 || var->varattno <= 0) return false;
+    const std::size_t column = static_cast<std::size_t>(var->varattno - 1);
+    RangeTblEntry* rte = rt_fetch(var->varno, leaf->rtable);
+    switch (rte->rtekind) {
+        case RTE_CTE:
+            return std::string(rte->ctename) == cte && column < known_not_null.size() && known_not_null[column];
+        case RTE_JOIN:
+            return rte->jointype == JOIN_INNER && column < static_cast<std::size_t>(list_length(rte->joinaliasvars)) &&
+                   never_null(leaf, static_cast<const Node*>(list_nth(rte->joinaliasvars, static_cast<int>(column))), cte,
+                              known_not_null);
+        case RTE_RELATION: {
+            const Oid relid = rte->relid;
+            return call([&] {
+                const char kind = get_rel_relkind(relid);
+                if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return false;
+                HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(var->varattno));
+                if (!HeapTupleIsValid(tup)) return false;
+                const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup))->attnotnull;
+                ReleaseSysCache(tup);
+                return not_null;
+            });
+        }
+        default:
+            return false;
+    }
+}
+
+// Marks the recursive relation's columns that are never NULL: those every
+// rule fills with a never-NULL value, assuming it of the relation's own
+// columns (true of every tuple by induction on its derivation).  Plain
+// equality then matches them, which the planner can push into indexes.
+void infer_not_null(RecursiveRelation& r, const std::vector<Query*>& leaves, const char* cte) {
+    std::vector<bool> known(r.columns.size(), true);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const Query* leaf : leaves) {
+            std::size_t i = 0;
+            ListCell* lc;
+            foreach (lc, leaf->targetList) {
+                const auto* tle = static_cast<const TargetEntry*>(lfirst(lc));
+                if (tle->resjunk || i >= known.size()) continue;
+                if (known[i] && !never_null(leaf, reinterpret_cast<const Node*>(tle->expr), cte, known)) {
+                    known[i] = false;
+                    changed = true;
+                }
+                ++i;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < known.size(); ++i) r.columns[i].not_null = known[i];
+}
+
 // The recursive CTE of a view: its rules (the terms of its UNION), its
 // columns and base tables, and its definition as SQL.
 void analyze_recursive(CommonTableExpr* cte, const std::string& storage, AnalyzedView& out) {
@@ -404,6 +466,7 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
         r.rules.push_back(std::move(rule));
     }
     if (r.bases.empty()) throw unsupported("recursive views without base tables");
+    infer_not_null(r, leaves, cte->ctename);
     std::vector<std::string> quoted;
     for (const Column& c : r.columns) quoted.push_back(c.name);
     const std::string cols = sql::join(quoted, ", ");

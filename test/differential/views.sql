@@ -10,6 +10,10 @@ SELECT ivm.create_view('dt_cross', 'SELECT s.b, t.e FROM s, t WHERE s.d > 1');
 SELECT ivm.create_view('dt_nulls', 'SELECT r.b, r.c, t.e FROM r JOIN t ON r.c IS NOT DISTINCT FROM t.e');
 -- recursive views (DRed)
 SELECT ivm.create_view('dt_tc', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, y FROM tc');
+-- columns every rule derives from NOT NULL columns are matched by plain
+-- equality (g2's), the others NULL-safely (y, from g, in dt_tc_mixed)
+SELECT ivm.create_view('dt_tc_notnull', 'WITH RECURSIVE p(x, y) AS (SELECT a, b FROM g2 UNION SELECT p.x, g2.b FROM p JOIN g2 ON p.y = g2.a) SELECT x, y FROM p');
+SELECT ivm.create_view('dt_tc_mixed', 'WITH RECURSIVE p(x, y) AS (SELECT a, b FROM g2 UNION SELECT p.x, g.dst FROM p JOIN g ON p.y = g.src) SELECT x, y FROM p');
 SELECT ivm.create_view('dt_reach', 'WITH RECURSIVE reach(n) AS (SELECT n FROM roots UNION SELECT g.dst FROM reach JOIN g ON g.src = reach.n) SELECT n FROM reach');
 SELECT ivm.create_view('dt_two_hop', 'WITH RECURSIVE p(x, y) AS (SELECT src, dst FROM g UNION SELECT a, b FROM g2 UNION SELECT p.x, g2.b FROM p JOIN g ON p.y = g.src JOIN g2 ON g.dst = g2.a) SELECT x, y FROM p WHERE x IS DISTINCT FROM y');
 SELECT ivm.create_view('dt_tc_outer', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT tc.x, g.dst AS z FROM tc JOIN g ON tc.y = g.src JOIN roots ON roots.n = tc.x');
