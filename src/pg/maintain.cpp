@@ -123,6 +123,23 @@ void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
         throw Error(sqlstate::internal_error, "could not register transition table " + name);
 }
 
+// The plan of `sql` kept in the view's runtime under `key`, prepared the
+// first time (relcache invalidation of what the view reads frees it).
+SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
+    auto it = view.plans.find(key);
+    if (it != view.plans.end()) return it->second;
+    const std::string sql = generate();
+    const char* text = sql.c_str();
+    SPIPlanPtr plan = call([&] {
+        SPIPlanPtr p = SPI_prepare(text, 0, nullptr);
+        if (p == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+        SPI_keepplan(p);
+        return p;
+    });
+    view.plans.emplace(key, plan);
+    return plan;
+}
+
 // Runs a merge statement, through a kept plan when `key` is given, and
 // counts it in the statistics.  The SQL is generated only when there is no
 // kept plan: a small change must not pay for building the text.
@@ -134,19 +151,7 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
         const char* text = sql.c_str();
         rc = call([&] { return SPI_execute(text, false, 0); });
     } else {
-        auto it = view.plans.find(key);
-        if (it == view.plans.end()) {
-            const std::string sql = generate();
-            const char* text = sql.c_str();
-            SPIPlanPtr plan = call([&] {
-                SPIPlanPtr p = SPI_prepare(text, 0, nullptr);
-                if (p == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-                SPI_keepplan(p);
-                return p;
-            });
-            it = view.plans.emplace(key, plan).first;
-        }
-        SPIPlanPtr plan = it->second;
+        SPIPlanPtr plan = kept_plan(view, key, generate);
         rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
     }
     if (rc != SPI_OK_SELECT || SPI_processed != 1)
@@ -307,14 +312,25 @@ void end_kept_sets(std::size_t mark) {
     }
 }
 
-uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapshot snapshot, uint64 limit = 0) {
+// A DRed step's plan is kept (`kept` names it in the view's runtime) while
+// the sets it reads are small; otherwise it is planned for this run, with
+// their real sizes.
+struct Kept {
+    ViewRuntime* view = nullptr;
+    std::string key;
+};
+
+uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapshot snapshot, uint64 limit = 0,
+                    const Kept& kept = {}) {
     const char* text = sql != nullptr ? sql->c_str() : nullptr;
+    SPIPlanPtr kept_step =
+        sql != nullptr && kept.view != nullptr ? kept_plan(*kept.view, kept.key, [&] { return *sql; }) : nullptr;
     uint64 rows = 0;
     Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
     kept_sets.push_back(store);
     int rc = call([&] {
         if (text != nullptr) {
-            SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
+            SPIPlanPtr plan = kept_step != nullptr ? kept_step : SPI_prepare(text, 0, nullptr);
             if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
             int result = SPI_execute_snapshot(plan, nullptr, nullptr, snapshot, InvalidSnapshot,
                                               snapshot != InvalidSnapshot, false, static_cast<long>(limit));
@@ -322,7 +338,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapsho
             for (uint64 i = 0; i < SPI_processed; ++i) tuplestore_puttuple(store, SPI_tuptable->vals[i]);
             rows = SPI_processed;
             SPI_freetuptable(SPI_tuptable);
-            SPI_freeplan(plan);
+            if (kept_step == nullptr) SPI_freeplan(plan);
         }
         auto* enr = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
         enr->md.name = pstrdup(name);
@@ -337,8 +353,14 @@ uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapsho
 }
 
 // (tuples deleted from, tuples inserted into) the recursive relation.
-MaintenanceResult run_recursive_statement(const std::string& sql) {
-    if (spi::execute(sql) != 1) throw Error(sqlstate::internal_error, "DRed apply returned no result");
+MaintenanceResult run_recursive_statement(const std::string& sql, const Kept& kept = {}) {
+    if (kept.view != nullptr) {
+        SPIPlanPtr plan = kept_plan(*kept.view, kept.key, [&] { return sql; });
+        const int rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
+        if (rc != SPI_OK_SELECT || SPI_processed != 1) throw Error(sqlstate::internal_error, "DRed apply returned no result");
+    } else if (spi::execute(sql) != 1) {
+        throw Error(sqlstate::internal_error, "DRed apply returned no result");
+    }
     MaintenanceResult result;
     result.rows_removed = spi::result_int(0, 0);
     result.rows_added = spi::result_int(0, 1);
@@ -612,12 +634,22 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const Oid storage = view.entry.recursive_storage;
     std::vector<bool> changed(rel.bases.size(), false);
     bool deletes = false, inserts = false;
+    std::string key;  // which bases changed
+    uint64 base_rows = 0;
     for (std::size_t b = 0; b < changes.size(); ++b) {
         changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
+        key += changed[b] ? '1' : '0';
         if (changed[b]) refuse_row_security(view.analyzed.recursive_base_oids[b], view.owner);
-        deletes |= changes[b].old_rows != nullptr && tuplestore_tuple_count(changes[b].old_rows) > 0;
-        inserts |= changes[b].new_rows != nullptr && tuplestore_tuple_count(changes[b].new_rows) > 0;
+        const uint64 old_rows = changes[b].old_rows != nullptr ? tuplestore_tuple_count(changes[b].old_rows) : 0;
+        const uint64 new_rows = changes[b].new_rows != nullptr ? tuplestore_tuple_count(changes[b].new_rows) : 0;
+        deletes |= old_rows > 0;
+        inserts |= new_rows > 0;
+        base_rows += old_rows + new_rows;
     }
+    // Steps whose input sets are this small run kept plans.
+    auto kept_if = [&](uint64 input_rows, const std::string& step) {
+        return input_rows <= rederive_tuple_by_tuple ? Kept{&view, "dred " + step + " " + key} : Kept{};
+    };
     bool missed = false;
     lock_for_maintenance(view, storage, before, &missed);
     if (missed) {
@@ -638,11 +670,15 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // to recompute (DRed's known weak spot): it is stopped at that size (the
     // recursive query runs lazily), and R is recomputed instead.
     const std::string overdelete = dred::overdelete_query(rel, changed);
-    const int64 size = spi::query_int("SELECT GREATEST(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid",
-                                      {std::to_string(storage)});
-    const auto most = static_cast<uint64>(std::max(1000.0, static_cast<double>(size) * recompute_fraction));
-    const uint64 deleted =
-        keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before, most + 1);
+    const double size = call([&] {
+        Relation r = table_open(storage, AccessShareLock);
+        const double tuples = r->rd_rel->reltuples;
+        table_close(r, AccessShareLock);
+        return tuples;
+    });
+    const auto most = static_cast<uint64>(std::max(1000.0, size * recompute_fraction));
+    const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before, most + 1,
+                                        kept_if(base_rows, "overdelete"));
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
@@ -651,15 +687,16 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     }
     // 2. rederive what still has a derivation
     const std::string rederive = dred::rederive_query(rel, deleted > rederive_tuple_by_tuple);
-    const uint64 rederived =
-        keep_rows_as(dred::rederived_relation, storage, deleted > 0 ? &rederive : nullptr, InvalidSnapshot);
+    const uint64 rederived = keep_rows_as(dred::rederived_relation, storage, deleted > 0 ? &rederive : nullptr,
+                                          InvalidSnapshot, 0, kept_if(deleted, "rederive"));
     // 3. insert what the new tuples derive
     const std::string insert = dred::insert_query(rel, changed);
-    const uint64 derived = keep_rows_as(dred::inserted_relation, storage,
-                                        inserts || rederived > 0 ? &insert : nullptr, InvalidSnapshot);
+    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, inserts || rederived > 0 ? &insert : nullptr,
+                                        InvalidSnapshot, 0, kept_if(base_rows + rederived, "insert"));
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
-    if (deleted > 0 || derived > 0) result = run_recursive_statement(dred::apply_statement(rel));
+    if (deleted > 0 || derived > 0)
+        result = run_recursive_statement(dred::apply_statement(rel), kept_if(deleted + derived, "apply"));
     leave(e);
     end_kept_sets(mark);  // their names go with the SPI connection
     return result;
