@@ -58,7 +58,9 @@
 #   IVM_BENCH_TX=N           fixed -t N for none and ivm (no estimate)
 #   IVM_BENCH_REFRESH_TX=N   fixed -t N for refresh
 #   IVM_BENCH_WORKLOADS="W1 W2 W3 W4"   which workloads to run
-#   IVM_BENCH_GROWTH=1       also: W1 and W2 one-row UPDATEs (none and ivm) at
+#   IVM_BENCH_GROWTH=1       also: the ops whose change has a fixed size (W1
+#                            1-row UPDATE and INSERT + DELETE, W2 1-row and
+#                            range UPDATE, W4 bulk; none and ivm) at
 #                            scale S and S/10, printed as a second table with
 #                            the latency ratio (view 10x larger, same change)
 #   IVM_BENCH_VERIFY=0       skip comparing each ivm view with its query
@@ -476,11 +478,20 @@ fi
 if [[ $GROWTH == 1 ]]; then
     small_scale=$(awk -v s="$SCALE" 'BEGIN { print s / 10 }')
     big_n=$naccounts
+    fixed_width=$width fixed_nbulk=$nbulk  # the changes keep their size
     for sz in big small; do
-        if [[ $sz == small ]]; then set_sizes "$small_scale"; load_accounts "$naccounts"; fi
+        if [[ $sz == small ]]; then
+            set_sizes "$small_scale"
+            width=$fixed_width nbulk=$fixed_nbulk
+            load_accounts "$naccounts"
+        fi
         log "growth: accounts $(commas "$naccounts")"
-        run_workload "growth $sz" g_w1 "$W1_QUERY" "accounts branches" "none ivm" "op_update|W1 1-row UPDATE accounts"
-        run_workload "growth $sz" g_w2 "$W2_QUERY" "accounts" "none ivm" "op_update|W2 1-row UPDATE accounts"
+        run_workload "growth $sz" g_w1 "$W1_QUERY" "accounts branches" "none ivm" \
+            "op_update|W1 1-row UPDATE accounts" "op_insdel|W1 INSERT + DELETE 1 account (1 tx)"
+        run_workload "growth $sz" g_w2 "$W2_QUERY" "accounts" "none ivm" \
+            "op_update|W2 1-row UPDATE accounts" "op_range|W2 UPDATE $(commas "$width") accounts (range)"
+        run_workload "growth $sz" g_w4 "$W1_QUERY" "accounts branches" "none ivm" \
+            "op_bulk|W4 INSERT $(commas "$nbulk") accounts|W4 DELETE them"
     done
     small_n=$naccounts
     set_sizes "$SCALE"
@@ -511,7 +522,7 @@ mv "$tmp/order.main" "$order"
 fmt_table
 if [[ $GROWTH == 1 ]]; then
     echo
-    echo "Growth: the same one-row change with the view 10x larger (accounts $(commas "$small_n") -> $(commas "$big_n") rows)."
+    echo "Growth: the same change with the view 10x larger (accounts $(commas "$small_n") -> $(commas "$big_n") rows)."
     echo
     fmt_growth "$(commas "$small_n")" "$(commas "$big_n")"
 fi
