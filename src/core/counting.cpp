@@ -637,6 +637,21 @@ std::string refresh_statement(const CountingView& view) {
     return merge_statement(view, refresh_delta_query(view));
 }
 
+bool can_rebuild(const CountingView& view) { return view.partial.empty() && !view.aggregate && view.arms == 0; }
+
+std::string rebuild_statement(const CountingView& view) {
+    if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "rebuild of an aggregate or set operation view");
+    std::vector<std::string> now;
+    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
+    const std::string cols = output_columns(view, "");
+    return "WITH __ivm_gone AS (DELETE FROM " + view.storage + " RETURNING __ivm_count), __ivm_new AS (INSERT INTO " +
+           view.storage + " (" + cols + ", __ivm_count) SELECT " + cols + ", __ivm_cnt FROM (" +
+           tuples::carry_key(view.columns, netted(view, sql::join(now, " UNION ALL "))) +
+           ") __ivm_q RETURNING __ivm_count) SELECT (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM "
+           "__ivm_new), (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_gone), "
+           "(SELECT pg_catalog.count(*) FROM __ivm_new), (SELECT pg_catalog.count(*) FROM __ivm_gone), 0::bigint";
+}
+
 std::string row_count_query(const CountingView& view) {
     if (view.distinct || view.aggregate) return "SELECT pg_catalog.count(*) FROM " + view.storage;
     return "SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM " + view.storage;

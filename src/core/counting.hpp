@@ -42,6 +42,16 @@ std::string merge_statement(const CountingView& view, const std::string& counted
 // The statement that makes the storage exact, from refresh_delta_query.
 std::string refresh_statement(const CountingView& view);
 
+// Whether rebuild_statement can replace the storage's contents (views
+// kept as one count per tuple: no aggregates, no set operations).
+bool can_rebuild(const CountingView& view);
+
+// One statement that empties the storage and fills it from the query as it
+// is now, in the key index's order, reporting like merge_statement (every
+// tuple counts as removed and added).  For changes larger than the view,
+// where looking up each delta tuple costs more than writing the view anew.
+std::string rebuild_statement(const CountingView& view);
+
 // The view's stored row count, as a query returning one bigint.
 std::string row_count_query(const CountingView& view);
 

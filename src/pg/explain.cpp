@@ -109,6 +109,11 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("  delta: " + counting::delta_query(model, changed));
         lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
     }
+    if (counting::can_rebuild(model))
+        lines.push_back("large changes (more transition rows than ivm.rebuild_fraction, now " +
+                        spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +
+                        ", of the rows of the largest base relation and of the stored tuples): rebuild the storage: " +
+                        counting::rebuild_statement(model));
     lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
     lines.push_back("  delta: " + counting::refresh_delta_query(model));
     if (view.analyzed.program) return explain_program(*view.analyzed.program, lines);

@@ -10,17 +10,14 @@
 #include "pg/shared.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <functional>
 #include <memory>
 
 namespace ivm::pg {
 namespace {
-
-// A statement's delta above this many transition rows is planned afresh
-// with its real size instead of running the kept plan (which was planned
-// for a small delta: index lookups, nested loops).
-constexpr double large_delta_rows = 5000;
 
 // DRed recomputes the recursive relation instead of rederiving when the
 // over-deletion reaches this fraction of it (and at least 1000 tuples).
@@ -28,6 +25,20 @@ constexpr double recompute_fraction = 0.05;
 // Up to this many over-deleted tuples are rederived one by one through
 // index lookups; more at once, each rule evaluated in one pass.
 constexpr uint64 rederive_tuple_by_tuple = 500;
+
+}  // namespace
+
+double rebuild_fraction = 0.5;
+
+void define_settings() {
+    DefineCustomRealVariable("ivm.rebuild_fraction",
+                             "Changes larger than this fraction of a view's input rebuild its storage.",
+                             "A change of more transition rows than this fraction of the rows the view's query reads "
+                             "(and of the tuples it stores) recomputes the view instead of merging its delta.",
+                             &rebuild_fraction, 0.5, 0.0, 1e10, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+}
+
+namespace {
 
 std::map<int32, std::shared_ptr<ViewRuntime>> runtimes;
 // Replaced runtimes whose kept plans may still be executing further up the
@@ -138,6 +149,36 @@ SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::funct
     });
     view.plans.emplace(key, plan);
     return plan;
+}
+
+// The rows of a table now, as the planner estimates them: its tuple density
+// at the last VACUUM or ANALYZE times its pages now (infinity when it was
+// never counted: nothing is known to be small).
+double estimated_rows(Oid relid) {
+    const double rows = call([&] {
+        Relation r = table_open(relid, AccessShareLock);
+        const double tuples = r->rd_rel->reltuples;
+        const double pages = r->rd_rel->relpages;
+        double n = -1;
+        if (r->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+            n = tuples;
+        else if (tuples >= 0 && pages > 0)
+            n = tuples / pages * static_cast<double>(RelationGetNumberOfBlocks(r));
+        else if (tuples == 0)
+            n = 0;
+        table_close(r, AccessShareLock);
+        return n;
+    });
+    return rows < 0 ? std::numeric_limits<double>::infinity() : rows;
+}
+
+// Whether a change of `rows` transition rows costs more to merge tuple by
+// tuple than the view costs to compute anew: compared with the rows its
+// query reads and the tuples its storage holds.
+bool rebuild_pays(const ViewRuntime& view, double rows) {
+    double size = estimated_rows(view.entry.storage);
+    for (Oid base : view.analyzed.base_oids) size = std::max(size, estimated_rows(base));
+    return rows > 0 && (rebuild_fraction == 0 || rows > rebuild_fraction * size);
 }
 
 // Runs a merge statement, through a kept plan when `key` is given, and
@@ -262,6 +303,11 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     }
     Elevated e = enter(view);
     const bool small = rows <= large_delta_rows;
+    if (counting::can_rebuild(model) && rebuild_pays(view, rows)) {
+        MaintenanceResult result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
+        leave(e);
+        return result;
+    }
     MaintenanceResult result = run_merge(view, small ? key : std::string(), [&] {
         return counting::merge_statement(model, counting::delta_query(model, changed),
                                          small ? counting::Lookup::PerTuple : counting::Lookup::Join);
@@ -670,13 +716,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // to recompute (DRed's known weak spot): it is stopped at that size (the
     // recursive query runs lazily), and R is recomputed instead.
     const std::string overdelete = dred::overdelete_query(rel, changed);
-    const double size = call([&] {
-        Relation r = table_open(storage, AccessShareLock);
-        const double tuples = r->rd_rel->reltuples;
-        table_close(r, AccessShareLock);
-        return tuples;
-    });
-    const auto most = static_cast<uint64>(std::max(1000.0, size * recompute_fraction));
+    const double size = estimated_rows(storage);
+    const auto most = static_cast<uint64>(std::max(1000.0, std::isinf(size) ? 0.0 : size * recompute_fraction));
     const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before, most + 1,
                                         kept_if(base_rows, "overdelete"));
     if (deleted > most) {

@@ -11,6 +11,17 @@
 
 namespace ivm::pg {
 
+// A statement's delta above this many transition rows is planned afresh
+// with its real size instead of running the kept plan (which was planned
+// for a small delta: index lookups, nested loops).
+constexpr double large_delta_rows = 5000;
+// ivm.rebuild_fraction: a change of more transition rows than this
+// fraction of the rows the view's query reads (and of the tuples its storage
+// holds) rebuilds the storage from the query instead of merging the delta
+// tuple by tuple (README, "Operating it").
+extern double rebuild_fraction;
+void define_settings();
+
 // One base table's changes in a statement; either store may be null.
 struct BaseChange {
     Tuplestorestate* new_rows = nullptr;

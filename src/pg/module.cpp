@@ -43,5 +43,6 @@ void _PG_init(void) {
     RegisterXactCallback(on_xact, nullptr);
     RegisterSubXactCallback(on_subxact, nullptr);
     CacheRegisterRelcacheCallback(on_relcache, 0);
+    ivm::pg::define_settings();
     if (process_shared_preload_libraries_in_progress) ivm::pg::shared::install_hooks();
 }
