@@ -1,5 +1,6 @@
--- A change of more transition rows than half the rows of the view's
--- largest base relation and of its stored tuples (ivm.rebuild_fraction)
+-- A change of more than 5,000 transition rows, and more than half the rows
+-- of the view's largest base relation and of its stored tuples
+-- (ivm.rebuild_fraction),
 -- rebuilds the storage from the query (one DELETE, one INSERT in key
 -- order) instead of looking up each delta tuple.
 -- A rebuild counts every stored tuple as removed and added again, which
@@ -29,7 +30,14 @@ SELECT ivm_check('big_join') AS big_join, ivm_check('big_distinct') AS big_disti
        ivm_check('big_not_exists') AS big_not_exists, ivm_check('big_over') AS big_over;
 SELECT name, tuples_inserted = (SELECT count(*) FROM big_join) AS rebuilt FROM ivm.stats WHERE name = 'big_join'::regclass;
 
--- a small change merges tuple by tuple
+-- a small change merges tuple by tuple (though it is most of a small view)
+CREATE TABLE tiny (x int);
+INSERT INTO tiny VALUES (1), (2), (3);
+SELECT ivm.create_view('big_tiny', 'SELECT x FROM tiny') AS tiny_rows;
+ANALYZE tiny, big_tiny__ivm_data;
+SELECT ivm.reset_stats();
+UPDATE tiny SET x = x + 10 WHERE x > 1;
+SELECT ivm_check('big_tiny') AS big_tiny, tuples_inserted AS inserted FROM ivm.stats WHERE name = 'big_tiny'::regclass;
 SELECT ivm.reset_stats();
 UPDATE big_a SET v = 'small' WHERE id <= 10;
 SELECT ivm_check('big_join') AS big_join, ivm_check('big_over') AS big_over;
@@ -61,4 +69,4 @@ SELECT ivm_check('big_join') AS big_join, ivm_check('big_distinct') AS big_disti
 
 SELECT ivm.drop_view('big_join', cascade => true);
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE name::text LIKE 'big\_%' ORDER BY name::text;
-DROP TABLE big_a, big_b, big_a_copy;
+DROP TABLE big_a, big_b, big_a_copy, tiny;

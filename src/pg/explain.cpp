@@ -110,7 +110,8 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
     }
     if (counting::can_rebuild(model))
-        lines.push_back("large changes (more transition rows than ivm.rebuild_fraction, now " +
+        lines.push_back("large changes (more than " + std::to_string(static_cast<int>(large_delta_rows)) +
+                        " transition rows, and more than ivm.rebuild_fraction, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +
                         ", of the rows of the largest base relation and of the stored tuples): rebuild the storage: " +
                         counting::rebuild_statement(model));

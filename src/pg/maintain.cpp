@@ -174,11 +174,14 @@ double estimated_rows(Oid relid) {
 
 // Whether a change of `rows` transition rows costs more to merge tuple by
 // tuple than the view costs to compute anew: compared with the rows its
-// query reads and the tuples its storage holds.
+// query reads and the tuples its storage holds.  A small change (a kept
+// plan) never asks (ivm.rebuild_fraction = 0 rebuilds on every change).
 bool rebuild_pays(const ViewRuntime& view, double rows) {
+    if (rebuild_fraction == 0) return rows > 0;
+    if (rows <= large_delta_rows) return false;
     double size = estimated_rows(view.entry.storage);
     for (Oid base : view.analyzed.base_oids) size = std::max(size, estimated_rows(base));
-    return rows > 0 && (rebuild_fraction == 0 || rows > rebuild_fraction * size);
+    return rows > rebuild_fraction * size;
 }
 
 // Runs a merge statement, through a kept plan when `key` is given, and
