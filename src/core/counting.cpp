@@ -205,6 +205,8 @@ std::string set_op_merge(const CountingView& view, const std::string& delta) {
         now.push_back(n);
     }
     const std::string none_left = sql::join(gone, " AND ");
+    const std::string inserted = "__ivm_m.__ivm_tid IS NULL AND NOT (" + none_left + ")";
+    const std::string deleted = "__ivm_m.__ivm_tid IS NOT NULL AND " + none_left;
     const std::string shown_now = shown(view.set_tree, "__ivm_n"), shown_before = shown(view.set_tree, "__ivm_o");
     return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) +
            "), __ivm_m AS MATERIALIZED (SELECT __ivm_e.*, " + shown_now +
@@ -217,11 +219,10 @@ std::string set_op_merge(const CountingView& view, const std::string& delta) {
            ", __ivm_count = __ivm_m.__ivm_now FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
            "__ivm_m.__ivm_tid AND NOT (" + none_left + ")), __ivm_ins AS (INSERT INTO " + view.storage +
            " (" + cols + ", " + sql::join(stored, ", ") + ", __ivm_count) SELECT " + cols + ", " + sql::join(now, ", ") +
-           ", __ivm_now FROM __ivm_m WHERE __ivm_tid IS NULL AND NOT (" + none_left +
-           ")) SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
+           ", __ivm_now FROM __ivm_m WHERE " + inserted + ") SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
            "__ivm_before, 0)), 0)::bigint, COALESCE(pg_catalog.sum(GREATEST(__ivm_before" + sql::op("-") +
            "__ivm_now, 0)), 0)::bigint, " +
-           counted_writes("__ivm_tid IS NULL AND NOT (" + none_left + ")", "__ivm_tid IS NOT NULL AND " + none_left) +
+           counted_writes(inserted, deleted) +
            ", pg_catalog.count(*) FILTER (WHERE " + sql::join(negative, " OR ") + ") FROM __ivm_m";
 }
 
@@ -488,8 +489,10 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
            "__ivm_m.__ivm_tid AND " + empty + "), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
            sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +
            "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + sql::join(all_columns, ", ") + ") SELECT " +
-           sql::join(all_values, ", ") + " FROM __ivm_m WHERE __ivm_m.__ivm_tid IS NULL AND NOT " + empty + ") SELECT pg_catalog.count(*) FILTER (WHERE " + inserted + "), " +
-           (replace ? "(SELECT pg_catalog.count(*) FROM __ivm_gone)" : "pg_catalog.count(*) FILTER (WHERE " + deleted + ")") +
+           sql::join(all_values, ", ") + " FROM __ivm_m WHERE " + inserted + ") SELECT " +
+           // a refresh reports the rows it emptied the storage of as removed
+           (replace ? "pg_catalog.count(*) FILTER (WHERE " + inserted + "), (SELECT pg_catalog.count(*) FROM __ivm_gone)"
+                    : counted_writes(inserted, deleted)) +
            ", " + counted_writes(inserted, deleted) + ", pg_catalog.count(*) FILTER (WHERE __ivm_m.__ivm_n" + sql::op("<") + "0) FROM __ivm_m";
 }
 
@@ -602,6 +605,8 @@ std::string merge_statement(const CountingView& view, const std::string& counted
     const std::string plus = sql::op("+");
     const std::string match =
         tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried);
+    const std::string inserted = "__ivm_m.__ivm_tid IS NULL AND __ivm_m.__ivm_cnt" + sql::op(">") + "0";
+    const std::string deleted = "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0";
     // Per tuple only where there is a key to look up (an index scan).
     const std::string stored =
         lookup == Lookup::PerTuple && !tuples::key(view.columns, "").empty()
@@ -613,21 +618,18 @@ std::string merge_statement(const CountingView& view, const std::string& counted
     return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, counted_delta) +
            "), __ivm_m AS MATERIALIZED (" + stored +
            "), __ivm_del AS (DELETE FROM " + view.storage +
-           " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND "
-           "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0"
+           " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND " + deleted +
            "), __ivm_upd AS (UPDATE " + view.storage +
            " __ivm_s SET __ivm_count = __ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt FROM __ivm_m "
            "WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND __ivm_m.__ivm_old" + plus +
            "__ivm_m.__ivm_cnt" + sql::op(">") + "0"
            "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " +
-           cols + ", __ivm_cnt FROM __ivm_m WHERE __ivm_tid IS NULL AND __ivm_cnt" + sql::op(">") +
-           "0) "
+           cols + ", __ivm_cnt FROM __ivm_m WHERE " + inserted + ") "
            "SELECT COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_cnt" +
            sql::op(">") + "0), 0)::bigint, "
            "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE __ivm_cnt" +
            sql::op("<") + "0), 0)::bigint, " +
-           counted_writes("__ivm_tid IS NULL AND __ivm_cnt" + sql::op(">") + "0",
-                          "__ivm_old" + plus + "__ivm_cnt" + sql::op("=") + "0") + ", "
+           counted_writes(inserted, deleted) + ", "
            "pg_catalog.count(*) FILTER (WHERE COALESCE(__ivm_old, 0)" + plus +
            "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
 }
