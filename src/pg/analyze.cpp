@@ -351,6 +351,16 @@ void union_leaves(Query* cq, Node* node, std::vector<Query*>& leaves) {
     leaves.push_back(rte->subquery);
 }
 
+// Whether column `attno` of `relid` is declared NOT NULL (raw syscache
+// access: call it inside call()).
+bool attribute_not_null(Oid relid, AttrNumber attno) {
+    HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attno));
+    if (!HeapTupleIsValid(tup)) return false;
+    const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup))->attnotnull;
+    ReleaseSysCache(tup);
+    return not_null;
+}
+
 // Whether `expr`, an output of rule `leaf` of the recursive CTE `cte`, is
 // never NULL: a non-NULL constant, a column declared NOT NULL of a table
 // the rule reads (a rule's joins are inner joins), or column j of the
@@ -375,12 +385,8 @@ bool never_null(const Query* leaf, const Node* expr, const char* cte, const std:
             const Oid relid = rte->relid;
             return call([&] {
                 const char kind = get_rel_relkind(relid);
-                if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return false;
-                HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(var->varattno));
-                if (!HeapTupleIsValid(tup)) return false;
-                const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup))->attnotnull;
-                ReleaseSysCache(tup);
-                return not_null;
+                return (kind == RELKIND_RELATION || kind == RELKIND_PARTITIONED_TABLE) &&
+                       attribute_not_null(relid, var->varattno);
             });
         }
         default:
@@ -619,12 +625,7 @@ void describe_rows(const Occurrence& o, Oid relid, Source& source) {
                      heap_attisnull(tup, Anum_pg_index_indpred, nullptr);
             for (int i = 0; usable && i < form->indnkeyatts; ++i) {
                 const AttrNumber a = form->indkey.values[i];
-                usable = a > 0;
-                if (usable) {
-                    HeapTuple att = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(a));
-                    usable = HeapTupleIsValid(att) && reinterpret_cast<Form_pg_attribute>(GETSTRUCT(att))->attnotnull;
-                    if (HeapTupleIsValid(att)) ReleaseSysCache(att);
-                }
+                usable = a > 0 && attribute_not_null(relid, a);
                 keys.push_back(a);
             }
             ReleaseSysCache(tup);
