@@ -403,13 +403,14 @@ uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapsho
 
 // (tuples deleted from, tuples inserted into) the recursive relation.
 MaintenanceResult run_recursive_statement(const std::string& sql, const Kept& kept = {}) {
+    uint64 rows;
     if (kept.view != nullptr) {
         SPIPlanPtr plan = kept_plan(*kept.view, kept.key, [&] { return sql; });
-        const int rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
-        if (rc != SPI_OK_SELECT || SPI_processed != 1) throw Error(sqlstate::internal_error, "DRed apply returned no result");
-    } else if (spi::execute(sql) != 1) {
-        throw Error(sqlstate::internal_error, "DRed apply returned no result");
+        rows = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0) == SPI_OK_SELECT ? SPI_processed : 0; });
+    } else {
+        rows = spi::execute(sql);
     }
+    if (rows != 1) throw Error(sqlstate::internal_error, "DRed apply returned no result");
     MaintenanceResult result;
     result.rows_removed = spi::result_int(0, 0);
     result.rows_added = spi::result_int(0, 1);
