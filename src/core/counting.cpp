@@ -597,26 +597,34 @@ std::string refresh_delta_query(const CountingView& view) {
     return netted(view, sql::join(now, " UNION ALL ") + " UNION ALL " + stored);
 }
 
+namespace {
+
+// The delta tuples of __ivm_d with the stored row of each (__ivm_tid, its
+// count __ivm_old; NULL when it is not stored).
+std::string stored_lookup(const CountingView& view, Lookup lookup) {
+    const std::string match =
+        tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried);
+    // Per tuple only where there is a key to look up (an index scan).
+    if (lookup == Lookup::PerTuple && !tuples::key(view.columns, "").empty())
+        return "SELECT __ivm_d.*, __ivm_s.__ivm_tid, __ivm_s.__ivm_old FROM __ivm_d LEFT JOIN LATERAL (SELECT "
+               "__ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM " + view.storage +
+               " __ivm_s WHERE " + match + " LIMIT 1) __ivm_s ON true";
+    return "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " +
+           view.storage + " __ivm_s ON " + match;
+}
+
+}  // namespace
+
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup) {
     if (!view.partial.empty()) return partial_merge(view, counted_delta, false);
     if (view.aggregate) return aggregate_merge(view, counted_delta);
     if (view.arms > 0) return set_op_merge(view, counted_delta);
     const std::string cols = output_columns(view, "");
     const std::string plus = sql::op("+");
-    const std::string match =
-        tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried);
     const std::string inserted = "__ivm_m.__ivm_tid IS NULL AND __ivm_m.__ivm_cnt" + sql::op(">") + "0";
     const std::string deleted = "__ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt" + sql::op("=") + "0";
-    // Per tuple only where there is a key to look up (an index scan).
-    const std::string stored =
-        lookup == Lookup::PerTuple && !tuples::key(view.columns, "").empty()
-            ? "SELECT __ivm_d.*, __ivm_s.__ivm_tid, __ivm_s.__ivm_old FROM __ivm_d LEFT JOIN LATERAL (SELECT "
-              "__ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM " + view.storage + " __ivm_s WHERE " +
-                  match + " LIMIT 1) __ivm_s ON true"
-            : "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " +
-                  view.storage + " __ivm_s ON " + match;
     return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, counted_delta) +
-           "), __ivm_m AS MATERIALIZED (" + stored +
+           "), __ivm_m AS MATERIALIZED (" + stored_lookup(view, lookup) +
            "), __ivm_del AS (DELETE FROM " + view.storage +
            " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND " + deleted +
            "), __ivm_upd AS (UPDATE " + view.storage +
@@ -632,6 +640,37 @@ std::string merge_statement(const CountingView& view, const std::string& counted
            counted_writes(inserted, deleted) + ", "
            "pg_catalog.count(*) FILTER (WHERE COALESCE(__ivm_old, 0)" + plus +
            "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
+}
+
+std::string keyed_delta_query(const CountingView& view, std::size_t base) {
+    if (view.blocks.size() != 1 || base >= view.keying.size() || !view.keying[base])
+        throw Error(sqlstate::internal_error, "keyed delta of a base that does not key the view");
+    const Block& block = view.blocks.front();
+    std::vector<State> states = all_now(block);
+    for (std::size_t k = 0; k < block.sources.size(); ++k)
+        if (block.sources[k].base == base) states[k] = State::Delta;
+    return term_query(view, block, states);
+}
+
+std::string keyed_merge_statement(const CountingView& view, const std::string& delta, OneWay way) {
+    const std::string cols = output_columns(view, "");
+    if (way == OneWay::Inserted)
+        return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_ins AS (INSERT INTO " +
+               view.storage + " (" + cols + ", __ivm_count) SELECT " + cols +
+               ", __ivm_cnt FROM __ivm_d) SELECT COALESCE(pg_catalog.sum(__ivm_cnt), 0)::bigint, 0::bigint, "
+               "pg_catalog.count(*), 0::bigint, pg_catalog.count(*) FILTER (WHERE __ivm_cnt" + sql::op("<>") +
+               "1) FROM __ivm_d";
+    // Each deleted tuple is stored once with count 1; anything else is a
+    // storage out of step with its base tables.  Looked up one by one, in
+    // the key index's order: the planner, told how many there are, would
+    // rather hash the whole storage, which costs more up to the rebuild.
+    const std::string deleted = "__ivm_m.__ivm_old" + sql::op("=") + "1 AND __ivm_m.__ivm_cnt" + sql::op("=") + "-1";
+    return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_m AS MATERIALIZED (" +
+           stored_lookup(view, Lookup::PerTuple) + "), __ivm_del AS (DELETE FROM " + view.storage +
+           " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND " + deleted +
+           ") SELECT 0::bigint, COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt), 0)::bigint, 0::bigint, "
+           "pg_catalog.count(*) FILTER (WHERE " + deleted + "), pg_catalog.count(*) FILTER (WHERE NOT COALESCE(" +
+           deleted + ", false)) FROM __ivm_m";
 }
 
 std::string refresh_statement(const CountingView& view) {

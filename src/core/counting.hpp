@@ -39,6 +39,20 @@ enum class Lookup { Join, PerTuple };
 // deleted, tuples whose count would go below zero).
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup = Lookup::Join);
 
+// A statement that changed only one base keying the view
+// (CountingView::keying), and that base only one way.
+enum class OneWay { Inserted, Deleted };
+
+// Its delta: one row per view tuple, count 1 (inserted) or -1 (deleted),
+// unsummed (no two are equal).
+std::string keyed_delta_query(const CountingView& view, std::size_t base);
+
+// The merge of that delta, reporting like merge_statement: inserted tuples
+// are written without a lookup (none is stored); deleted ones are looked
+// up and removed (one stored with a count other than 1, or not at all, is
+// reported as a count going below zero).
+std::string keyed_merge_statement(const CountingView& view, const std::string& delta, OneWay way);
+
 // The statement that makes the storage exact, from refresh_delta_query.
 std::string refresh_statement(const CountingView& view);
 

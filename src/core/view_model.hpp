@@ -84,6 +84,17 @@ struct CountingView {
     SetNode set_tree;
     int arms = 0;  // 0: no set operation tree
 
+    // Per base: whether it keys the view.  One select-project-join block of
+    // inner joins over tables, the base read once, each of its rows joined
+    // to at most one row of every other occurrence (through equalities on
+    // a unique key of that occurrence, with columns of rows so determined),
+    // and its unique key shown as output columns: each of its rows makes at
+    // most one view tuple, one that no other row makes.  So a statement
+    // that only inserts into it (and changes no other base) adds tuples the
+    // storage does not hold, each once; one that only deletes from it
+    // removes tuples stored with count 1.  Empty: none does.
+    std::vector<bool> keying;
+
     // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per
     // group, one block.  Its template then outputs the group keys (as
     // group_keys, hidden columns __ivm_gk<i> of the storage) for the rows

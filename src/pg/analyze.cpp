@@ -6,6 +6,7 @@
 #include "pg/catalog.hpp"
 #include "pg/expand_views.hpp"
 #include "pg/full_joins.hpp"
+#include "pg/keys.hpp"
 #include "pg/maintain.hpp"
 #include "pg/occurrences.hpp"
 #include "pg/program.hpp"
@@ -351,16 +352,6 @@ void union_leaves(Query* cq, Node* node, std::vector<Query*>& leaves) {
     leaves.push_back(rte->subquery);
 }
 
-// Whether column `attno` of `relid` is declared NOT NULL (raw syscache
-// access: call it inside call()).
-bool attribute_not_null(Oid relid, AttrNumber attno) {
-    HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attno));
-    if (!HeapTupleIsValid(tup)) return false;
-    const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup))->attnotnull;
-    ReleaseSysCache(tup);
-    return not_null;
-}
-
 // Whether `expr`, an output of rule `leaf` of the recursive CTE `cte`, is
 // never NULL: a non-NULL constant, a column declared NOT NULL of a table
 // the rule reads (a rule's joins are inner joins), or column j of the
@@ -598,39 +589,14 @@ void describe_aggregation(Query* q, const char* cte, CountingView& model) {
 namespace {
 
 // The columns of a table that a non-linear occurrence reads, with the
-// smallest unique key (not deferrable, on NOT NULL columns, without
-// expressions or predicate) when the table has one.  (A parent's index
-// says nothing about its children's rows.)
+// smallest of its unique keys (keys.hpp) when it has one.
 void describe_rows(const Occurrence& o, Oid relid, Source& source) {
     std::vector<AttrNumber> columns = used_columns(o);
     std::vector<AttrNumber> best;
-    const bool children = call([&] { return get_rel_relkind(relid) == RELKIND_RELATION && has_subclass(relid); });
-    List* indexes = children ? NIL : call([&] {
-        Relation rel = table_open(relid, AccessShareLock);
-        List* list = RelationGetIndexList(rel);
-        table_close(rel, AccessShareLock);
-        return list;
-    });
-    ListCell* lc;
-    foreach (lc, indexes) {
-        const Oid index = lfirst_oid(lc);
-        std::vector<AttrNumber> keys;
-        bool usable = false;
-        call([&] {
-            HeapTuple tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
-            if (!HeapTupleIsValid(tup)) return;
-            auto* form = reinterpret_cast<Form_pg_index>(GETSTRUCT(tup));
-            usable = form->indisunique && form->indimmediate && form->indisvalid &&
-                     heap_attisnull(tup, Anum_pg_index_indexprs, nullptr) &&
-                     heap_attisnull(tup, Anum_pg_index_indpred, nullptr);
-            for (int i = 0; usable && i < form->indnkeyatts; ++i) {
-                const AttrNumber a = form->indkey.values[i];
-                usable = a > 0 && attribute_not_null(relid, a);
-                keys.push_back(a);
-            }
-            ReleaseSysCache(tup);
-        });
-        if (usable && (best.empty() || keys.size() < best.size())) best = keys;
+    for (const UniqueKey& key : unique_keys(relid)) {
+        if (!best.empty() && key.size() >= best.size()) continue;
+        best.clear();
+        for (const KeyColumn& c : key) best.push_back(c.attno);
     }
     for (AttrNumber a : best)
         if (std::find(columns.begin(), columns.end(), a) == columns.end()) columns.push_back(a);
@@ -811,16 +777,20 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
 
     out.model.distinct = q->distinctClause != NIL;
     // A FULL JOIN makes the view a UNION ALL of the queries it stands for.
-    for (Query* half : split_full_joins(q)) {
+    const std::vector<Query*> halves = split_full_joins(q);
+    const bool aggregation = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
+    for (Query* half : halves) {
         const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
         if (occurrences.empty()) throw unsupported("views without base tables");
         Block block;
         block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
         out.model.blocks.push_back(std::move(block));
-        if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr)
+        if (aggregation)
             describe_aggregation(q, cte_name, out.model);
         else
             fill_templates(out.model.blocks.back(), half, cte_name, &names);
+        if (halves.size() == 1 && !aggregation && !out.model.distinct)
+            out.model.keying = keying_bases(half, occurrences, out.model.blocks.back().sources, out.model.bases.size());
     }
     return out;
 }

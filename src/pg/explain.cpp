@@ -108,6 +108,15 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                             ": a change is the view's query over the rows it can concern, now minus before");
         lines.push_back("  delta: " + counting::delta_query(model, changed));
         lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
+        if (b >= model.keying.size() || !model.keying[b]) continue;
+        lines.push_back("  its unique key keys the view: a statement that changes only " + model.bases[b] +
+                        " and only inserts into it or only deletes from it skips the summing, and inserts skip the "
+                        "lookup:");
+        lines.push_back("  keyed delta: " + counting::keyed_delta_query(model, b));
+        lines.push_back("  inserted rows: " +
+                        counting::keyed_merge_statement(model, "<keyed delta>", counting::OneWay::Inserted));
+        lines.push_back("  deleted rows: " +
+                        counting::keyed_merge_statement(model, "<keyed delta>", counting::OneWay::Deleted));
     }
     if (counting::can_rebuild(model))
         lines.push_back("large changes (more than " + std::to_string(static_cast<int>(large_delta_rows)) +

@@ -15,6 +15,7 @@
 #include <limits>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace ivm::pg {
 namespace {
@@ -222,6 +223,29 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
     return result;
 }
 
+uint64 rows_in(Tuplestorestate* store) {
+    return store == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(store));
+}
+
+// A change of one base that keys the view (CountingView::keying), made
+// only of inserted or only of deleted rows (other bases may have fired
+// with no rows).
+struct KeyedChange {
+    std::size_t base;
+    counting::OneWay way;
+};
+std::optional<KeyedChange> keyed_change(const CountingView& model, const std::vector<BaseChange>& changes) {
+    std::optional<KeyedChange> found;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
+        if (inserted == 0 && deleted == 0) continue;
+        if (found || b >= model.keying.size() || !model.keying[b] || (inserted > 0 && deleted > 0))
+            return std::nullopt;
+        found = KeyedChange{b, inserted > 0 ? counting::OneWay::Inserted : counting::OneWay::Deleted};
+    }
+    return found;
+}
+
 }  // namespace
 
 int ViewRuntime::base_index(Oid relid) const {
@@ -306,15 +330,23 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     }
     Elevated e = enter(view);
     const bool small = rows <= large_delta_rows;
-    if (counting::can_rebuild(model) && rebuild_pays(view, rows)) {
-        MaintenanceResult result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
-        leave(e);
-        return result;
+    const bool rebuild = counting::can_rebuild(model) && rebuild_pays(view, rows);
+    const std::optional<KeyedChange> keyed = keyed_change(model, changes);
+    MaintenanceResult result;
+    // Fresh tuples are cheaper to write than the view is to rebuild.
+    if (keyed && (keyed->way == counting::OneWay::Inserted || !rebuild)) {
+        const char* way = keyed->way == counting::OneWay::Inserted ? "inserted into " : "deleted from ";
+        result = run_merge(view, small ? way + std::to_string(keyed->base) : std::string(), [&] {
+            return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), keyed->way);
+        });
+    } else if (rebuild) {
+        result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
+    } else {
+        result = run_merge(view, small ? key : std::string(), [&] {
+            return counting::merge_statement(model, counting::delta_query(model, changed),
+                                             small ? counting::Lookup::PerTuple : counting::Lookup::Join);
+        });
     }
-    MaintenanceResult result = run_merge(view, small ? key : std::string(), [&] {
-        return counting::merge_statement(model, counting::delta_query(model, changed),
-                                         small ? counting::Lookup::PerTuple : counting::Lookup::Join);
-    });
     leave(e);
     return result;
 }

@@ -18,7 +18,8 @@ LANGUAGE sql AS $$ SELECT options[1 + floor(random() * array_length(options, 1))
 -- The schema every run starts from.  Views are created by the caller.
 CREATE PROCEDURE ivm_dt.reset_tables() LANGUAGE plpgsql AS $$
 BEGIN
-    DROP TABLE IF EXISTS public.r, public.s, public.t, public.g, public.g2, public.roots CASCADE;
+    DROP TABLE IF EXISTS public.r, public.s, public.t, public.g, public.g2, public.roots, public.f, public.dim,
+                         public.dim2 CASCADE;
     CREATE TABLE public.r (a int, b int, c text);
     -- s is partitioned: its partitions are written directly too
     CREATE TABLE public.s (b int, d int) PARTITION BY HASH (b);
@@ -40,14 +41,23 @@ BEGIN
     INSERT INTO public.g SELECT (random() * 6)::int, (random() * 6)::int FROM generate_series(1, 8);
     INSERT INTO public.g2 SELECT (random() * 6)::int, (random() * 6)::int FROM generate_series(1, 4);
     INSERT INTO public.roots VALUES (0), (3);
-    ANALYZE public.r, public.s, public.s_0, public.s_1, public.t, public.g, public.g2, public.roots;
+    -- tables with keys: f's key keys the views that join it to dim and
+    -- dim2 on theirs (inserts alone skip the lookup, deletes alone the sums)
+    CREATE TABLE public.dim2 (name text PRIMARY KEY, x int);
+    CREATE TABLE public.dim (k int PRIMARY KEY, name text);
+    CREATE TABLE public.f (id int PRIMARY KEY, k int, v int);
+    INSERT INTO public.dim2 VALUES ('p', 1), ('q', NULL);
+    INSERT INTO public.dim SELECT g, (ARRAY['p', 'q', NULL])[1 + g % 3] FROM generate_series(0, 3) g;
+    INSERT INTO public.f SELECT g, nullif((random() * 5)::int, 5), (random() * 3)::int FROM generate_series(1, 10) g;
+    ANALYZE public.r, public.s, public.s_0, public.s_1, public.t, public.g, public.g2, public.roots, public.f,
+            public.dim, public.dim2;
 END $$;
 
 -- One random statement: single-table DML of every kind, statements that
 -- change two tables at once (writable CTEs), no-op updates, truncates.
 CREATE FUNCTION ivm_dt.random_statement() RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-    k int := floor(random() * 36)::int;
+    k int := floor(random() * 42)::int;
 BEGIN
     RETURN CASE k
     -- edges of the graphs
@@ -66,6 +76,17 @@ BEGIN
     -- partitions of s, directly
     WHEN 34 THEN format('UPDATE s_%s SET d = %s WHERE d IS DISTINCT FROM %s', (random())::int, ivm_dt.val(4), ivm_dt.val(4, 0))
     WHEN 35 THEN format('DELETE FROM s_%s WHERE d = %s', (random())::int, ivm_dt.val(4, 0))
+    -- the keyed tables: inserts alone, deletes alone, and both at once
+    WHEN 36 THEN format('INSERT INTO f VALUES (%s, %s, %s), (%s, %s, %s) ON CONFLICT DO NOTHING', ivm_dt.val(30, 0), ivm_dt.val(6), ivm_dt.val(3), ivm_dt.val(30, 0), ivm_dt.val(6), ivm_dt.val(3))
+    WHEN 37 THEN format('INSERT INTO f SELECT id + %s, k, v FROM f WHERE v IS DISTINCT FROM %s ON CONFLICT DO NOTHING', 1 + floor(random() * 20)::int, ivm_dt.val(3))
+    WHEN 38 THEN ivm_dt.pick(format('DELETE FROM f WHERE k = %s', ivm_dt.val(6, 0)), format('DELETE FROM f WHERE id %% 3 = %s', ivm_dt.val(3, 0)))
+    WHEN 39 THEN ivm_dt.pick(format('UPDATE f SET v = %s WHERE k = %s', ivm_dt.val(3), ivm_dt.val(6, 0)), format('UPDATE f SET id = id + (SELECT max(id) + 1 FROM f) WHERE v = %s', ivm_dt.val(3, 0)),
+                             format('INSERT INTO f VALUES (%s, %s, 1) ON CONFLICT (id) DO UPDATE SET id = f.id + (SELECT max(id) + 1 FROM f)', ivm_dt.val(30, 0), ivm_dt.val(6)),
+                             format('WITH x AS (DELETE FROM f WHERE k = %s RETURNING *) INSERT INTO f SELECT id, k + 1, v FROM x', ivm_dt.val(6, 0)))
+    WHEN 40 THEN ivm_dt.pick(format('INSERT INTO dim VALUES (%s, %L) ON CONFLICT DO NOTHING', ivm_dt.val(6, 0), ivm_dt.pick('p', 'q', 'r', NULL)), format('DELETE FROM dim WHERE k = %s', ivm_dt.val(6, 0)),
+                             format('UPDATE dim SET name = %L WHERE k = %s', ivm_dt.pick('p', 'q', 'r', NULL), ivm_dt.val(6, 0)))
+    WHEN 41 THEN ivm_dt.pick(format('INSERT INTO dim2 VALUES (%L, %s) ON CONFLICT DO NOTHING', ivm_dt.pick('p', 'q', 'r'), ivm_dt.val(3)), format('DELETE FROM dim2 WHERE name = %L', ivm_dt.pick('p', 'q', 'r')),
+                             'TRUNCATE f', format('WITH x AS (DELETE FROM dim WHERE k = %s RETURNING *) INSERT INTO f SELECT k + 50, k, 0 FROM x ON CONFLICT DO NOTHING', ivm_dt.val(6, 0)))
     WHEN 0 THEN format('INSERT INTO r VALUES (%s, %s, %L)', ivm_dt.val(6), ivm_dt.val(5), ivm_dt.pick('x', 'y', 'z', NULL))
     WHEN 1 THEN format('INSERT INTO r SELECT a, b, c FROM r WHERE a = %s', ivm_dt.val(6, 0))
     WHEN 2 THEN format('INSERT INTO s VALUES (%s, %s), (%s, %s)', ivm_dt.val(5), ivm_dt.val(4), ivm_dt.val(5), ivm_dt.val(4))

@@ -117,3 +117,9 @@ SELECT ivm.create_view('dt_nl_over_view', 'WITH RECURSIVE a(x, y) AS (SELECT x, 
 INSERT INTO ivm_dt.equivalent VALUES ('dt_nl_over_view', 'WITH RECURSIVE a(x, y) AS (SELECT x, y FROM dt_join_pairs WHERE x < 4 UNION SELECT a.x, t.y FROM a JOIN dt_join_pairs t ON a.y = t.x WHERE t.x < 4) SELECT x, y FROM a') ON CONFLICT DO NOTHING;
 SELECT ivm.create_view('dt_parities', 'WITH RECURSIVE odd(x, y) AS (SELECT src, dst FROM g UNION SELECT ev.x, g.dst FROM even ev JOIN g ON ev.y = g.src), even(x, y) AS (SELECT o.x, g.dst FROM odd o JOIN g ON o.y = g.src) SELECT x, y FROM odd EXCEPT ALL SELECT x, y FROM even');
 INSERT INTO ivm_dt.equivalent VALUES ('dt_parities', 'WITH RECURSIVE p(x, y, odd) AS (SELECT src, dst, true FROM g UNION SELECT p.x, g.dst, NOT p.odd FROM p JOIN g ON p.y = g.src) SELECT x, y FROM p WHERE odd EXCEPT ALL SELECT x, y FROM p WHERE NOT odd') ON CONFLICT DO NOTHING;
+-- keyed by f: inserts into f alone are written without a lookup
+SELECT ivm.create_view('dt_keyed', 'SELECT f.id, f.v, dim.name FROM f JOIN dim ON f.k = dim.k');
+SELECT ivm.create_view('dt_keyed_chain', 'SELECT f.id, d.name, e.x FROM f, dim d, dim2 e WHERE d.k = f.k AND e.name = d.name AND f.v IS DISTINCT FROM 2');
+SELECT ivm.create_view('dt_keyed_alone', 'SELECT id, k FROM f WHERE v > 0');
+SELECT ivm.create_view('dt_keyed_over', 'SELECT name, count(*) AS n, sum(v) AS sv FROM dt_keyed GROUP BY name');
+SELECT ivm.create_view('dt_keyed_not', 'SELECT f.v, dim.name FROM f LEFT JOIN dim ON f.k = dim.k');

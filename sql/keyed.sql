@@ -1,0 +1,141 @@
+-- A base keys a view when each of its rows makes at most one view tuple,
+-- one that shows the row's unique key: a single block of inner joins, the
+-- base read once, every other table joined on a unique key of its own
+-- (to the base, or to a table so joined).  A statement that only inserts
+-- into such a base writes its tuples without looking them up (none can be
+-- stored yet) or summing them (no two are equal); one that only deletes
+-- from it removes tuples stored once.  Anything else merges as usual.
+CREATE TABLE kf (id int PRIMARY KEY, k int NOT NULL, v int);
+CREATE TABLE kd (k int PRIMARY KEY, name text);
+CREATE TABLE kn (name text PRIMARY KEY, x int);
+CREATE TABLE kdef (id int PRIMARY KEY DEFERRABLE, v int);
+CREATE TABLE kbig (id bigint PRIMARY KEY, k bigint NOT NULL);
+INSERT INTO kd SELECT g, 'd' || (g % 3) FROM generate_series(1, 5) g;
+INSERT INTO kn VALUES ('d0', 0), ('d1', 1);
+INSERT INTO kf SELECT g, 1 + g % 6, g % 4 FROM generate_series(1, 40) g;  -- k = 6 has no kd row
+INSERT INTO kdef SELECT g, g FROM generate_series(1, 5) g;
+INSERT INTO kbig SELECT g, g % 5 FROM generate_series(1, 10) g;
+SET client_min_messages = warning;
+SELECT ivm.create_view('k_join', 'SELECT f.id, f.v, d.name FROM kf f JOIN kd d ON f.k = d.k');
+SELECT ivm.create_view('k_chain',
+  'SELECT f.id, d.name, n.x FROM kf f, kd d, kn n WHERE d.k = f.k AND n.name = d.name AND f.v <> 2');
+SELECT ivm.create_view('k_alone', 'SELECT id, v FROM kf WHERE v IS NOT NULL');
+SELECT ivm.create_view('k_cross_type', 'SELECT b.id, d.name FROM kbig b JOIN kd d ON d.k = b.k');
+SELECT ivm.create_view('k_hidden', 'SELECT f.v, d.name FROM kf f JOIN kd d ON f.k = d.k');
+SELECT ivm.create_view('k_fanout', 'SELECT f.id, d.k FROM kf f JOIN kd d ON d.k > f.k');
+SELECT ivm.create_view('k_self', 'SELECT f.id, g.v FROM kf f JOIN kf g ON g.id = f.k');
+SELECT ivm.create_view('k_left', 'SELECT f.id, d.name FROM kf f LEFT JOIN kd d ON f.k = d.k');
+SELECT ivm.create_view('k_deferrable', 'SELECT id, v FROM kdef');
+SELECT ivm.create_view('k_over', 'SELECT name, count(*) AS n FROM k_join GROUP BY name');
+RESET client_min_messages;
+
+-- which bases key each view, as ivm.explain_view tells
+CREATE FUNCTION keying(view text) RETURNS text LANGUAGE sql AS $$
+    SELECT coalesce(string_agg(substring(line FROM 'changes only (\S+) and'), ', '), 'none')
+      FROM ivm.explain_view(view) AS line WHERE line LIKE '  its unique key keys the view%'
+$$;
+SELECT v AS view, keying(v) FROM unnest(ARRAY['k_join', 'k_chain', 'k_alone', 'k_cross_type', 'k_hidden',
+                                              'k_fanout', 'k_self', 'k_left', 'k_deferrable', 'k_over']) v;
+
+-- Whether a statement looked tuples up in a view's storage: its scans of
+-- the storage and its indexes, not yet reported, before and after
+-- (scans_before()).
+CREATE TABLE scans (view text PRIMARY KEY, n bigint);
+CREATE FUNCTION storage_scans(view text) RETURNS bigint LANGUAGE sql AS $$
+    SELECT pg_stat_get_xact_numscans(c.oid) + (SELECT coalesce(sum(pg_stat_get_xact_numscans(i.indexrelid)), 0)
+                                                 FROM pg_index i WHERE i.indrelid = c.oid)
+      FROM pg_class c WHERE c.oid = format('%s__ivm_data', view)::regclass
+$$;
+CREATE FUNCTION scans_before() RETURNS void LANGUAGE sql AS $$
+    DELETE FROM scans;
+    INSERT INTO scans SELECT v, storage_scans(v) FROM unnest(ARRAY['k_join', 'k_chain', 'k_alone', 'k_hidden',
+        'k_fanout', 'k_over']) v;
+$$;
+CREATE FUNCTION looked_up(view text) RETURNS bool LANGUAGE sql AS $$
+    SELECT storage_scans(view) > n FROM scans WHERE scans.view = looked_up.view
+$$;
+CREATE FUNCTION all_checked() RETURNS text LANGUAGE sql AS $$
+    SELECT string_agg(v || ' ' || ivm_check(v::regclass), ', ' ORDER BY v) FROM unnest(ARRAY['k_join', 'k_chain',
+        'k_alone', 'k_hidden', 'k_fanout', 'k_self', 'k_left', 'k_over']) v
+$$;
+
+-- inserts only: written without a lookup, where the base keys the view
+BEGIN;
+SELECT scans_before();
+INSERT INTO kf SELECT g, 1 + g % 6, g % 4 FROM generate_series(41, 60) g;
+SELECT looked_up('k_join') AS k_join, looked_up('k_chain') AS k_chain, looked_up('k_alone') AS k_alone,
+       looked_up('k_hidden') AS k_hidden, looked_up('k_over') AS k_over;
+COMMIT;
+SELECT all_checked();
+INSERT INTO kf VALUES (61, 1, NULL);
+SELECT all_checked();
+-- deletes only: looked up and removed
+BEGIN;
+SELECT scans_before();
+DELETE FROM kf WHERE id % 5 = 0;
+SELECT looked_up('k_join') AS k_join, looked_up('k_alone') AS k_alone;
+COMMIT;
+SELECT all_checked();
+DELETE FROM kf WHERE id = 61;
+SELECT all_checked();
+-- nothing at all
+INSERT INTO kf SELECT 1000, 1, 1 WHERE false;
+DELETE FROM kf WHERE id < 0;
+SELECT all_checked();
+
+-- an INSERT whose conflicts move rows to other keys: its UPDATE frees keys
+-- it then inserts (inserted and deleted rows: the usual merge)
+INSERT INTO kf VALUES (1, 2, 3), (2, 2, 3), (100, 2, 3) ON CONFLICT (id) DO UPDATE SET id = kf.id + 1000;
+SELECT all_checked();
+-- a key deleted and inserted again in one statement
+WITH x AS (DELETE FROM kf WHERE id = 3 RETURNING *) INSERT INTO kf SELECT id, k + 1, v FROM x;
+SELECT all_checked();
+-- a row inserted into a joined table: the usual merge
+BEGIN;
+SELECT scans_before();
+INSERT INTO kd VALUES (6, 'd6');
+SELECT looked_up('k_join') AS k_join, looked_up('k_fanout') AS k_fanout;
+COMMIT;
+SELECT all_checked();
+-- the cross-type join
+INSERT INTO kbig SELECT g, g % 7 FROM generate_series(11, 20) g;
+DELETE FROM kbig WHERE id % 3 = 0;
+SELECT ivm_check('k_cross_type') AS k_cross_type;
+
+-- rolled back with the statement's transaction
+BEGIN;
+INSERT INTO kf SELECT g, 1 + g % 6, 1 FROM generate_series(200, 220) g;
+DELETE FROM kf WHERE id BETWEEN 10 AND 30;
+SELECT all_checked();
+ROLLBACK;
+SELECT all_checked();
+
+-- a deferred key may be broken within the transaction: not a key
+BEGIN;
+SET CONSTRAINTS ALL DEFERRED;
+INSERT INTO kdef VALUES (1, 10);
+SELECT ivm_check('k_deferrable') AS k_deferrable, count(*) AS rows FROM k_deferrable;
+DELETE FROM kdef WHERE v = 10;
+COMMIT;
+SELECT ivm_check('k_deferrable') AS k_deferrable;
+
+-- without its key the table no longer keys the view: duplicates merge
+ALTER TABLE kf DROP CONSTRAINT kf_pkey;
+SELECT keying('k_join') AS k_join;
+INSERT INTO kf SELECT id, k, v FROM kf WHERE id < 10;
+SELECT all_checked();
+DELETE FROM kf WHERE id < 5;
+SELECT all_checked();
+-- and with it again, it does
+DELETE FROM kf a USING kf b WHERE a.id = b.id AND a.ctid > b.ctid;
+ALTER TABLE kf ADD PRIMARY KEY (id);
+SELECT keying('k_join') AS k_join;
+INSERT INTO kf VALUES (4, 1, 1);
+SELECT all_checked();
+
+SET client_min_messages = warning;
+SELECT ivm.drop_view(v) FROM unnest(ARRAY['k_over', 'k_join', 'k_chain', 'k_alone', 'k_cross_type', 'k_hidden',
+                                          'k_fanout', 'k_self', 'k_left', 'k_deferrable']) v;
+RESET client_min_messages;
+DROP TABLE kf, kd, kn, kdef, kbig, scans;
+DROP FUNCTION keying(text), storage_scans(text), scans_before(), looked_up(text), all_checked();

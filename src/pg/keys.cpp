@@ -1,0 +1,234 @@
+#include "pg/keys.hpp"
+
+#include "pg/boundary.hpp"
+
+#include <algorithm>
+
+namespace ivm::pg {
+namespace {
+
+// One index as read from the catalog, in plain arrays (filled inside call()).
+struct IndexRow {
+    bool usable = false;
+    int columns = 0;
+    AttrNumber attno[INDEX_MAX_KEYS] = {};
+    Oid opfamily[INDEX_MAX_KEYS] = {};
+    Oid collation[INDEX_MAX_KEYS] = {};
+};
+
+IndexRow read_index(Oid relid, Oid index) {
+    IndexRow row;
+    call([&] {
+        HeapTuple tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+        if (!HeapTupleIsValid(tup)) return;
+        auto* form = reinterpret_cast<Form_pg_index>(GETSTRUCT(tup));
+        row.usable = form->indisunique && form->indimmediate && form->indisvalid &&
+                     heap_attisnull(tup, Anum_pg_index_indexprs, nullptr) &&
+                     heap_attisnull(tup, Anum_pg_index_indpred, nullptr);
+        bool isnull = false;
+        auto* classes = reinterpret_cast<oidvector*>(
+            DatumGetPointer(SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indclass, &isnull)));
+        auto* collations = reinterpret_cast<oidvector*>(
+            DatumGetPointer(SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indcollation, &isnull)));
+        row.columns = form->indnkeyatts;
+        for (int i = 0; row.usable && i < row.columns; ++i) {
+            row.attno[i] = form->indkey.values[i];
+            row.usable = row.attno[i] > 0 && attribute_not_null(relid, row.attno[i]);
+            row.opfamily[i] = get_opclass_family(classes->values[i]);
+            row.collation[i] = collations->values[i];
+        }
+        ReleaseSysCache(tup);
+    });
+    return row;
+}
+
+// A column compared under collation `used` is compared as its index
+// compares it (`indexed`): the same collation, or two deterministic ones
+// (both equal only what is byte-for-byte equal).
+bool same_equality(Oid used, Oid indexed) {
+    if (used == indexed || !OidIsValid(indexed)) return true;
+    if (!OidIsValid(used)) return false;
+    return call([&] { return get_collation_isdeterministic(used) && get_collation_isdeterministic(indexed); });
+}
+
+// Whether `op` is the equality of operator family `opfamily`.
+bool equality_of(Oid op, Oid opfamily) {
+    return call([&] {
+        return op_in_opfamily(op, opfamily) && get_op_opfamily_strategy(op, opfamily) == BTEqualStrategyNumber;
+    });
+}
+
+// A Var of the block itself, under any binary-compatible relabeling.
+const Var* plain_var(const Node* node) {
+    while (node != nullptr && IsA(node, RelabelType))
+        node = reinterpret_cast<const Node*>(reinterpret_cast<const RelabelType*>(node)->arg);
+    if (node == nullptr || !IsA(node, Var)) return nullptr;
+    const auto* var = reinterpret_cast<const Var*>(node);
+    return var->varlevelsup == 0 && var->varattno > 0 ? var : nullptr;
+}
+
+// `left = right` between two columns of the block, ANDed into its WHERE or
+// an inner join's ON.
+struct Equality {
+    Oid op = InvalidOid;
+    Oid collation = InvalidOid;
+    const Var* left = nullptr;
+    const Var* right = nullptr;
+};
+
+void add_equalities(Node* quals, std::vector<Equality>& out) {
+    if (quals == nullptr) return;
+    List* conjuncts = call([&] { return make_ands_implicit(reinterpret_cast<Expr*>(quals)); });
+    ListCell* lc;
+    foreach (lc, conjuncts) {
+        auto* node = static_cast<Node*>(lfirst(lc));
+        if (!IsA(node, OpExpr) || list_length(reinterpret_cast<OpExpr*>(node)->args) != 2) continue;
+        auto* op = reinterpret_cast<OpExpr*>(node);
+        const Var* l = plain_var(static_cast<Node*>(linitial(op->args)));
+        const Var* r = plain_var(static_cast<Node*>(lsecond(op->args)));
+        if (l != nullptr && r != nullptr) out.push_back({op->opno, op->inputcollid, l, r});
+    }
+}
+
+// The equalities of the FROM tree's WHERE and ON clauses; false when the
+// tree holds anything but inner joins.
+bool collect_equalities(Node* node, std::vector<Equality>& out) {
+    if (node == nullptr || IsA(node, RangeTblRef)) return true;
+    if (IsA(node, FromExpr)) {
+        auto* from = reinterpret_cast<FromExpr*>(node);
+        ListCell* lc;
+        foreach (lc, from->fromlist)
+            if (!collect_equalities(static_cast<Node*>(lfirst(lc)), out)) return false;
+        add_equalities(from->quals, out);
+        return true;
+    }
+    if (!IsA(node, JoinExpr)) return false;
+    auto* join = reinterpret_cast<JoinExpr*>(node);
+    if (join->jointype != JOIN_INNER) return false;
+    if (!collect_equalities(join->larg, out) || !collect_equalities(join->rarg, out)) return false;
+    add_equalities(join->quals, out);
+    return true;
+}
+
+// Whether each column of `key` (of the relation at `rtindex`) equals, by
+// its index's equality, a column of a relation marked in `determined`.
+bool pinned_by(const UniqueKey& key, int rtindex, const std::vector<Equality>& equalities,
+               const std::vector<bool>& determined) {
+    for (const KeyColumn& c : key) {
+        bool pinned = false;
+        for (const Equality& e : equalities) {
+            for (const auto& [mine, other] : {std::pair{e.left, e.right}, std::pair{e.right, e.left}}) {
+                if (pinned || static_cast<int>(mine->varno) != rtindex || mine->varattno != c.attno) continue;
+                const auto o = static_cast<std::size_t>(other->varno);
+                pinned = o < determined.size() && determined[o] && equality_of(e.op, c.opfamily) &&
+                         same_equality(e.collation, c.collation);
+            }
+        }
+        if (!pinned) return false;
+    }
+    return true;
+}
+
+// Whether the block's select list shows every column of `key` (of the
+// relation at `rtindex`) as itself, compared as the index compares it.
+bool shown_in(const UniqueKey& key, int rtindex, Query* q) {
+    for (const KeyColumn& c : key) {
+        bool shown = false;
+        ListCell* lc;
+        foreach (lc, q->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            const Var* var = te->resjunk ? nullptr : plain_var(reinterpret_cast<Node*>(te->expr));
+            if (shown || var == nullptr || static_cast<int>(var->varno) != rtindex || var->varattno != c.attno) continue;
+            // The storage tells tuples apart by the output type's equality.
+            const Node* expr = reinterpret_cast<Node*>(te->expr);
+            const Oid type = call([&] { return exprType(expr); });
+            const Oid eq = call([&] { return lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr; });
+            const Oid collation = call([&] { return exprCollation(expr); });
+            shown = OidIsValid(eq) && equality_of(eq, c.opfamily) && same_equality(collation, c.collation);
+        }
+        if (!shown) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool attribute_not_null(Oid relid, AttrNumber attno) {
+    HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attno));
+    if (!HeapTupleIsValid(tup)) return false;
+    const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup))->attnotnull;
+    ReleaseSysCache(tup);
+    return not_null;
+}
+
+std::vector<UniqueKey> unique_keys(Oid relid) {
+    const bool children = call([&] { return get_rel_relkind(relid) == RELKIND_RELATION && has_subclass(relid); });
+    if (children) return {};
+    List* indexes = call([&] {
+        Relation rel = table_open(relid, AccessShareLock);
+        List* list = RelationGetIndexList(rel);
+        table_close(rel, AccessShareLock);
+        return list;
+    });
+    std::vector<UniqueKey> keys;
+    ListCell* lc;
+    foreach (lc, indexes) {
+        const IndexRow row = read_index(relid, lfirst_oid(lc));
+        if (!row.usable) continue;
+        UniqueKey key;
+        for (int i = 0; i < row.columns; ++i) key.push_back({row.attno[i], row.opfamily[i], row.collation[i]});
+        keys.push_back(std::move(key));
+    }
+    return keys;
+}
+
+std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurrences,
+                               const std::vector<Source>& sources, std::size_t bases) {
+    std::vector<bool> keying(bases, false);
+    if (q->hasAggs || q->groupClause != NIL || q->distinctClause != NIL || q->hasSubLinks || q->hasTargetSRFs ||
+        q->setOperations != nullptr)
+        return keying;
+    // Every occurrence a table, joined in the block's own FROM list.
+    std::vector<std::vector<UniqueKey>> keys;
+    for (std::size_t i = 0; i < occurrences.size(); ++i) {
+        const Occurrence& o = occurrences[i];
+        if (o.owner != q || o.role != Source::Role::Linear || !sources[i].multiplicity.empty()) return keying;
+        RangeTblEntry* rte = rt_fetch(o.rtindex, q->rtable);
+        if (rte->rtekind != RTE_RELATION) return keying;
+        const Oid relid = rte->relid;
+        const char kind = call([&] { return get_rel_relkind(relid); });
+        if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return keying;
+        keys.push_back(unique_keys(relid));
+    }
+    std::vector<Equality> equalities;
+    if (!collect_equalities(reinterpret_cast<Node*>(q->jointree), equalities)) return keying;
+    const std::size_t rtsize = static_cast<std::size_t>(list_length(q->rtable)) + 1;
+    for (std::size_t t = 0; t < occurrences.size(); ++t) {
+        const std::size_t base = sources[t].base;
+        const auto same_base = [&](const Source& s) { return s.base == base; };
+        if (std::count_if(sources.begin(), sources.end(), same_base) != 1) continue;  // a self-join
+        const int rtindex = occurrences[t].rtindex;
+        if (std::none_of(keys[t].begin(), keys[t].end(), [&](const UniqueKey& k) { return shown_in(k, rtindex, q); }))
+            continue;
+        // The other occurrences, each pinned to one row by equalities on a
+        // unique key of its own with columns of rows already pinned.
+        std::vector<bool> determined(rtsize, false);
+        std::vector<bool> done(occurrences.size(), false);
+        determined[static_cast<std::size_t>(rtindex)] = done[t] = true;
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (std::size_t r = 0; r < occurrences.size(); ++r) {
+                if (done[r]) continue;
+                const int rt = occurrences[r].rtindex;
+                if (std::any_of(keys[r].begin(), keys[r].end(),
+                                [&](const UniqueKey& k) { return pinned_by(k, rt, equalities, determined); })) {
+                    determined[static_cast<std::size_t>(rt)] = done[r] = grew = true;
+                }
+            }
+        }
+        keying[base] = std::all_of(done.begin(), done.end(), [](bool d) { return d; });
+    }
+    return keying;
+}
+
+}  // namespace ivm::pg

@@ -1,0 +1,37 @@
+// Unique keys of base tables, and the bases whose key is also the view's:
+// what lets a merge skip looking up tuples that cannot be stored yet.
+#pragma once
+#include "core/view_model.hpp"
+#include "pg/occurrences.hpp"
+#include "pg/pg.hpp"
+
+#include <vector>
+
+namespace ivm::pg {
+
+// Whether column `attno` of `relid` is declared NOT NULL (raw syscache
+// access: call it inside call()).
+bool attribute_not_null(Oid relid, AttrNumber attno);
+
+// One column of a unique key, with the operator family and collation its
+// index compares it with.
+struct KeyColumn {
+    AttrNumber attno = 0;
+    Oid opfamily = InvalidOid;
+    Oid collation = InvalidOid;
+};
+using UniqueKey = std::vector<KeyColumn>;
+
+// The keys no two rows of the table share at the end of any statement:
+// unique indexes that are immediate and valid, on NOT NULL columns, without
+// expressions or predicate.  None for a table with inheritance children (a
+// parent's index says nothing about its children's rows).
+std::vector<UniqueKey> unique_keys(Oid relid);
+
+// For each base of the view (indexed like CountingView::bases): whether it
+// keys the view, as CountingView::keying says.  `q` is the view's only
+// block, `occurrences` and `sources` its occurrences as found and described.
+std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurrences,
+                               const std::vector<Source>& sources, std::size_t bases);
+
+}  // namespace ivm::pg
