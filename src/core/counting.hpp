@@ -47,10 +47,11 @@ enum class OneWay { Inserted, Deleted };
 // unsummed (no two are equal).
 std::string keyed_delta_query(const CountingView& view, std::size_t base);
 
-// The merge of that delta, reporting like merge_statement: inserted tuples
-// are written without a lookup (none is stored); deleted ones are looked
-// up and removed (one stored with a count other than 1, or not at all, is
-// reported as a count going below zero).
+// The merge of that delta.  Inserted tuples are written without a lookup
+// (none is stored), by a plain INSERT: each is one view row added.
+// Deleted ones are looked up and removed, reporting like merge_statement
+// (one stored with a count other than 1, or not at all, is reported as a
+// count going below zero).
 std::string keyed_merge_statement(const CountingView& view, const std::string& delta, OneWay way);
 
 // The statement that makes the storage exact, from refresh_delta_query.

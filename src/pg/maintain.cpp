@@ -186,7 +186,8 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
 }
 
 // Runs a merge statement, through a kept plan when `key` is given, and
-// counts it in the statistics.  The SQL is generated only when there is no
+// counts it in the statistics.  A merge returns one row of counts (see
+// counting::merge_statement), or is a plain INSERT of tuples with count 1.  The SQL is generated only when there is no
 // kept plan: a small change must not pay for building the text.
 MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
     const TimestampTz started = GetCurrentTimestamp();
@@ -199,16 +200,20 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
         SPIPlanPtr plan = kept_plan(view, key, generate);
         rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
     }
-    if (rc != SPI_OK_SELECT || SPI_processed != 1)
-        throw Error(sqlstate::internal_error, "ivm merge returned no result");
     MaintenanceResult result;
-    result.rows_added = spi::result_int(0, 0);
-    result.rows_removed = spi::result_int(0, 1);
-    if (view.analyzed.model.distinct) {
-        result.rows_added = spi::result_int(0, 2);
-        result.rows_removed = spi::result_int(0, 3);
+    if (rc == SPI_OK_INSERT) {  // a plain INSERT of tuples shown once each
+        result.rows_added = static_cast<int64>(SPI_processed);
+    } else if (rc != SPI_OK_SELECT || SPI_processed != 1) {
+        throw Error(sqlstate::internal_error, "ivm merge returned no result");
+    } else {
+        result.rows_added = spi::result_int(0, 0);
+        result.rows_removed = spi::result_int(0, 1);
+        if (view.analyzed.model.distinct) {
+            result.rows_added = spi::result_int(0, 2);
+            result.rows_removed = spi::result_int(0, 3);
+        }
     }
-    if (spi::result_int(0, 4) > 0) {
+    if (rc == SPI_OK_SELECT && spi::result_int(0, 4) > 0) {
         const std::string name = qualified_name(view.entry.view);
         throw Error(sqlstate::data_corrupted,
                     "incrementally maintained view " + name + " is out of sync with its base tables",
