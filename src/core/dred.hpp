@@ -42,6 +42,7 @@ struct RecursiveRelation {
     std::vector<std::string> bases;   // quoted qualified base tables of the rules
     std::vector<Rule> rules;          // at most one of them recursive
     std::string definition;           // R as PostgreSQL evaluates it: WITH RECURSIVE ... SELECT
+    bool fixed_width = false;         // every column of a fixed-width type
 };
 
 namespace dred {

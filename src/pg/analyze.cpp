@@ -429,6 +429,11 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
         r.columns.push_back(make_column(name, lfirst_oid(lt), lfirst_int(lm), lfirst_oid(lc)));
         names.push_back(name);
     }
+    r.fixed_width = true;
+    foreach (lt, cte->ctecoltypes) {
+        const Oid type = lfirst_oid(lt);
+        r.fixed_width = r.fixed_width && call([&] { return get_typlen(type) > 0; });
+    }
     std::vector<Query*> leaves;
     union_leaves(cq, cq->setOperations, leaves);
     for (Query* leaf : leaves) {

@@ -1,0 +1,89 @@
+// The merges of changes that only insert into, or only delete from, a base
+// keying the view, and the indexes of a recursive relation's storage.
+#include "core/counting.hpp"
+#include "core/dred.hpp"
+#include "core/error.hpp"
+
+#include "text_count.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using ivm::Column;
+using ivm::CountingView;
+using ivm::Source;
+using ivm::counting::OneWay;
+
+// r JOIN s where r's key keys the view.
+CountingView keyed_view() {
+    CountingView v;
+    v.storage = "public.v__ivm_data";
+    v.columns = {{"a", "OPERATOR(pg_catalog.=)", true}, {"c", "OPERATOR(pg_catalog.=)", true}};
+    v.bases = {"public.r", "public.s"};
+    v.blocks = {{{Source{0, true}, Source{1, true}},
+                 "SELECT r.a, s.c, r.__ivm_cnt AS __ivm_c1, s.__ivm_cnt AS __ivm_c2 FROM __ivm_src_1 r, __ivm_src_2 s"}};
+    v.keying = {true, false};
+    return v;
+}
+
+TEST(KeyedDelta, ReadsTheChangeOfTheKeyingBaseUnsummed) {
+    const std::string sql = ivm::counting::keyed_delta_query(keyed_view(), 0);
+    EXPECT_NE(sql.find("FROM ivm_new_1"), std::string::npos);
+    EXPECT_NE(sql.find("FROM ivm_old_1"), std::string::npos);
+    EXPECT_EQ(sql.find("ivm_new_2"), std::string::npos);
+    EXPECT_EQ(sql.find("GROUP BY"), std::string::npos);
+    EXPECT_EQ(sql.find("pg_catalog.sum"), std::string::npos);
+}
+
+TEST(KeyedDelta, RefusesABaseThatDoesNotKey) {
+    EXPECT_THROW(ivm::counting::keyed_delta_query(keyed_view(), 1), ivm::Error);
+    CountingView v = keyed_view();
+    v.keying.clear();
+    EXPECT_THROW(ivm::counting::keyed_delta_query(v, 0), ivm::Error);
+}
+
+TEST(KeyedMerge, InsertsWithoutLookupInKeyOrder) {
+    const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", OneWay::Inserted);
+    EXPECT_EQ(sql.rfind("INSERT INTO public.v__ivm_data (a, c, __ivm_count) SELECT a, c, 1::bigint FROM (<delta>)", 0),
+              0u);
+    EXPECT_NE(sql.find("ORDER BY pg_catalog.hash_record_extended(ROW(__ivm_d.a, __ivm_d.c), 0::bigint)"),
+              std::string::npos);
+    EXPECT_EQ(sql.find("__ivm_s"), std::string::npos);  // no stored row is read
+}
+
+TEST(KeyedMerge, DeletesLookUpEachTupleAndCheckItsCount) {
+    const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", OneWay::Deleted);
+    EXPECT_NE(sql.find("LEFT JOIN LATERAL"), std::string::npos);  // one index probe per tuple
+    EXPECT_EQ(occurrences(sql, "DELETE FROM public.v__ivm_data"), 1u);
+    EXPECT_EQ(sql.find("UPDATE "), std::string::npos);
+    EXPECT_EQ(sql.find("INSERT "), std::string::npos);
+    EXPECT_NE(sql.find("__ivm_m.__ivm_old OPERATOR(pg_catalog.=) 1"), std::string::npos);
+}
+
+ivm::RecursiveRelation closure(bool fixed_width) {
+    ivm::RecursiveRelation r;
+    r.storage = "public.tc__ivm_rec";
+    r.columns = {{"x", "OPERATOR(pg_catalog.=)", true}, {"y", "OPERATOR(pg_catalog.=)", true}};
+    r.fixed_width = fixed_width;
+    return r;
+}
+
+TEST(DRedStorage, FixedWidthColumnsGetOneIndexOverAll) {
+    const std::vector<std::string> ddl = ivm::dred::storage_ddl(closure(true));
+    ASSERT_EQ(ddl.size(), 4u);
+    EXPECT_EQ(ddl[1], "CREATE INDEX ON public.tc__ivm_rec (__ivm_key)");
+    EXPECT_EQ(ddl[2], "CREATE INDEX ON public.tc__ivm_rec (x, y)");
+    EXPECT_EQ(ddl[3], "CREATE INDEX ON public.tc__ivm_rec (y)");
+}
+
+TEST(DRedStorage, OtherColumnsOneIndexEach) {
+    const std::vector<std::string> ddl = ivm::dred::storage_ddl(closure(false));
+    ASSERT_EQ(ddl.size(), 4u);
+    EXPECT_EQ(ddl[2], "CREATE INDEX ON public.tc__ivm_rec (x)");
+    EXPECT_EQ(ddl[3], "CREATE INDEX ON public.tc__ivm_rec (y)");
+}
+
+}  // namespace
