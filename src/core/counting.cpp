@@ -599,18 +599,20 @@ std::string refresh_delta_query(const CountingView& view) {
 
 namespace {
 
-// The delta tuples of __ivm_d with the stored row of each (__ivm_tid, its
-// count __ivm_old; NULL when it is not stored).
-std::string stored_lookup(const CountingView& view, Lookup lookup) {
+// The delta tuples of __ivm_d (or of `from`, read as __ivm_d) with the
+// stored row of each (__ivm_tid, its count __ivm_old; NULL when it is not
+// stored).
+std::string stored_lookup(const CountingView& view, Lookup lookup, const std::string& from = "__ivm_d") {
     const std::string match =
         tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried);
+    const std::string source = from == "__ivm_d" ? from : from + " __ivm_d";
     // Per tuple only where there is a key to look up (an index scan).
     if (lookup == Lookup::PerTuple && !tuples::key(view.columns, "").empty())
-        return "SELECT __ivm_d.*, __ivm_s.__ivm_tid, __ivm_s.__ivm_old FROM __ivm_d LEFT JOIN LATERAL (SELECT "
+        return "SELECT __ivm_d.*, __ivm_s.__ivm_tid, __ivm_s.__ivm_old FROM " + source + " LEFT JOIN LATERAL (SELECT "
                "__ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM " + view.storage +
                " __ivm_s WHERE " + match + " LIMIT 1) __ivm_s ON true";
-    return "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " +
-           view.storage + " __ivm_s ON " + match;
+    return "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM " + source +
+           " LEFT JOIN " + view.storage + " __ivm_s ON " + match;
 }
 
 }  // namespace
@@ -642,9 +644,15 @@ std::string merge_statement(const CountingView& view, const std::string& counted
            "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
 }
 
+bool keyed_change(const CountingView& view, std::size_t base) {
+    if (view.blocks.size() != 1 || std::none_of(view.keying.begin(), view.keying.end(), [](bool k) { return k; }))
+        return false;
+    const std::vector<Source>& sources = view.blocks.front().sources;
+    return std::count_if(sources.begin(), sources.end(), [&](const Source& s) { return s.base == base; }) == 1;
+}
+
 std::string keyed_delta_query(const CountingView& view, std::size_t base) {
-    if (view.blocks.size() != 1 || base >= view.keying.size() || !view.keying[base])
-        throw Error(sqlstate::internal_error, "keyed delta of a base that does not key the view");
+    if (!keyed_change(view, base)) throw Error(sqlstate::internal_error, "keyed delta of a view not keyed");
     const Block& block = view.blocks.front();
     std::vector<State> states = all_now(block);
     for (std::size_t k = 0; k < block.sources.size(); ++k)
@@ -652,25 +660,36 @@ std::string keyed_delta_query(const CountingView& view, std::size_t base) {
     return term_query(view, block, states);
 }
 
-std::string keyed_merge_statement(const CountingView& view, const std::string& delta, OneWay way) {
+std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows) {
     const std::string cols = output_columns(view, "");
-    // Inserted tuples each count 1 (a product of 1s: keying bases are
-    // tables, read as such), straight from the delta into the storage, in
-    // the key index's order (which pays for the sort).
-    if (way == OneWay::Inserted) {
+    const std::string gt0 = sql::op(">") + "0";
+    // Inserted tuples each count 1 (a product of 1s: a keyed view reads
+    // tables), straight from the delta into the storage, in the key
+    // index's order (which pays for the sort).
+    if (rows == KeyedRows::Inserted) {
         const std::string key = tuples::key(view.columns, "__ivm_d");
         return "INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " + cols + ", 1::bigint FROM (" +
-               delta + ") __ivm_d" + (key.empty() ? "" : " ORDER BY " + key);
+               delta + ") __ivm_d WHERE __ivm_d.__ivm_cnt" + gt0 + (key.empty() ? "" : " ORDER BY " + key);
     }
     // Each deleted tuple is stored once with count 1; anything else is a
     // storage out of step with its base tables.  Looked up one by one, in
     // the key index's order: the planner, told how many there are, would
     // rather hash the whole storage, which costs more up to the rebuild.
+    // Inserted tuples need no lookup: the key a deleted tuple leaves free
+    // is the only stored one an inserted tuple can show.
     const std::string deleted = "__ivm_m.__ivm_old" + sql::op("=") + "1 AND __ivm_m.__ivm_cnt" + sql::op("=") + "-1";
+    const bool inserts = rows == KeyedRows::Both;
+    const std::string gone = "(SELECT * FROM __ivm_d WHERE __ivm_d.__ivm_cnt" + sql::op("<") + "0)";
+    const std::string came = "__ivm_d.__ivm_cnt" + gt0;
     return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_m AS MATERIALIZED (" +
-           stored_lookup(view, Lookup::PerTuple) + "), __ivm_del AS (DELETE FROM " + view.storage +
-           " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND " + deleted +
-           ") SELECT 0::bigint, COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt), 0)::bigint, 0::bigint, "
+           stored_lookup(view, Lookup::PerTuple, gone) + "), __ivm_del AS (DELETE FROM " + view.storage +
+           " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND " + deleted + ")" +
+           (inserts ? ", __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " + cols +
+                          ", 1::bigint FROM __ivm_d WHERE " + came + ")"
+                    : "") +
+           " SELECT " +
+           (inserts ? "(SELECT pg_catalog.count(*) FROM __ivm_d WHERE " + came + ")" : std::string("0::bigint")) +
+           ", COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt), 0)::bigint, 0::bigint, "
            "pg_catalog.count(*) FILTER (WHERE " + deleted + "), pg_catalog.count(*) FILTER (WHERE NOT COALESCE(" +
            deleted + ", false)) FROM __ivm_m";
 }

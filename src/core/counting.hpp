@@ -39,20 +39,23 @@ enum class Lookup { Join, PerTuple };
 // deleted, tuples whose count would go below zero).
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup = Lookup::Join);
 
-// A statement that changed only one base keying the view
-// (CountingView::keying), and that base only one way.
-enum class OneWay { Inserted, Deleted };
+// Whether a statement that changed only `base` can be merged as keyed:
+// the view is keyed (CountingView::keying) and reads the base once.
+bool keyed_change(const CountingView& view, std::size_t base);
 
-// Its delta: one row per view tuple, count 1 (inserted) or -1 (deleted),
-// unsummed (no two are equal).
+// What a keyed change holds.
+enum class KeyedRows { Inserted, Deleted, Both };
+
+// The delta of a keyed change: one row per view tuple, count 1 (inserted)
+// or -1 (deleted), unsummed (no two are equal).
 std::string keyed_delta_query(const CountingView& view, std::size_t base);
 
-// The merge of that delta.  Inserted tuples are written without a lookup
-// (none is stored), by a plain INSERT: each is one view row added.
-// Deleted ones are looked up and removed, reporting like merge_statement
-// (one stored with a count other than 1, or not at all, is reported as a
-// count going below zero).
-std::string keyed_merge_statement(const CountingView& view, const std::string& delta, OneWay way);
+// The merge of that delta.  Deleted tuples are looked up and removed (one
+// stored with a count other than 1, or not at all, is reported as a count
+// going below zero); inserted ones are written without a lookup (none is
+// stored, but for the deleted ones).  Reports like merge_statement; only
+// inserted rows: a plain INSERT, each row one view row added.
+std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows);
 
 // The statement that makes the storage exact, from refresh_delta_query.
 std::string refresh_statement(const CountingView& view);

@@ -89,10 +89,10 @@ struct CountingView {
     // to at most one row of every other occurrence (through equalities on
     // a unique key of that occurrence, with columns of rows so determined),
     // and its unique key shown as output columns: each of its rows makes at
-    // most one view tuple, one that no other row makes.  So a statement
-    // that only inserts into it (and changes no other base) adds tuples the
-    // storage does not hold, each once; one that only deletes from it
-    // removes tuples stored with count 1.  Empty: none does.
+    // most one view tuple, one that no other row makes.  Then every stored
+    // tuple has count 1, and a statement that changes one table read once
+    // removes tuples stored once and adds tuples that, once those are
+    // gone, are not stored (counting::keyed_change).  Empty: none does.
     std::vector<bool> keying;
 
     // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per

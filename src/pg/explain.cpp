@@ -89,6 +89,13 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         "SELECT pg_catalog.pg_get_indexdef(indexrelid) FROM pg_catalog.pg_index WHERE indrelid = $1::oid "
         "ORDER BY indexrelid", {std::to_string(storage)});
     for (const spi::Row& r : indexes) lines.push_back("index: " + r[0].value_or(""));
+    std::vector<std::string> keying;
+    for (std::size_t b = 0; b < model.keying.size(); ++b)
+        if (model.keying[b]) keying.push_back(model.bases[b]);
+    if (!keying.empty())
+        lines.push_back("keyed by " + sql::join(keying, ", ") +
+                        ": each row makes at most one tuple, one that shows the row's unique key, so every stored "
+                        "tuple has count 1");
     for (std::size_t b = 0; b < model.bases.size(); ++b) {
         std::vector<bool> changed(model.bases.size(), false);
         changed[b] = true;
@@ -108,15 +115,15 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                             ": a change is the view's query over the rows it can concern, now minus before");
         lines.push_back("  delta: " + counting::delta_query(model, changed));
         lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
-        if (b >= model.keying.size() || !model.keying[b]) continue;
-        lines.push_back("  its unique key keys the view: a statement that changes only " + model.bases[b] +
-                        " and only inserts into it or only deletes from it skips the summing, and inserts skip the "
-                        "lookup:");
+        if (!counting::keyed_change(model, b)) continue;
+        lines.push_back("  when it is the only table changed: the tuples its deleted rows took away are deleted (each "
+                        "is stored once), those its inserted rows make are inserted without a lookup (none is stored "
+                        "but for those), neither summed:");
         lines.push_back("  keyed delta: " + counting::keyed_delta_query(model, b));
-        lines.push_back("  inserted rows: " +
-                        counting::keyed_merge_statement(model, "<keyed delta>", counting::OneWay::Inserted));
-        lines.push_back("  deleted rows: " +
-                        counting::keyed_merge_statement(model, "<keyed delta>", counting::OneWay::Deleted));
+        using counting::KeyedRows;
+        lines.push_back("  inserted rows only: " +
+                        counting::keyed_merge_statement(model, "<keyed delta>", KeyedRows::Inserted));
+        lines.push_back("  deleted rows too: " + counting::keyed_merge_statement(model, "<keyed delta>", KeyedRows::Both));
     }
     if (counting::can_rebuild(model))
         lines.push_back("large changes (more than " + std::to_string(static_cast<int>(large_delta_rows)) +

@@ -187,8 +187,9 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
 
 // Runs a merge statement, through a kept plan when `key` is given, and
 // counts it in the statistics.  A merge returns one row of counts (see
-// counting::merge_statement), or is a plain INSERT of tuples with count 1.  The SQL is generated only when there is no
-// kept plan: a small change must not pay for building the text.
+// counting::merge_statement), or is a plain INSERT of tuples with count 1.
+// The SQL is generated only when there is no kept plan: a small change
+// must not pay for building the text.
 MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
     const TimestampTz started = GetCurrentTimestamp();
     int rc;
@@ -232,21 +233,20 @@ uint64 rows_in(Tuplestorestate* store) {
     return store == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(store));
 }
 
-// A change of one base that keys the view (CountingView::keying), made
-// only of inserted or only of deleted rows (other bases may have fired
-// with no rows).
+// A change of a keyed view's one base read once (counting::keyed_change),
+// other bases having fired with no rows.
 struct KeyedChange {
     std::size_t base;
-    counting::OneWay way;
+    bool deleted;   // has deleted rows
+    bool inserted;  // has inserted rows
 };
 std::optional<KeyedChange> keyed_change(const CountingView& model, const std::vector<BaseChange>& changes) {
     std::optional<KeyedChange> found;
     for (std::size_t b = 0; b < changes.size(); ++b) {
         const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
         if (inserted == 0 && deleted == 0) continue;
-        if (found || b >= model.keying.size() || !model.keying[b] || (inserted > 0 && deleted > 0))
-            return std::nullopt;
-        found = KeyedChange{b, inserted > 0 ? counting::OneWay::Inserted : counting::OneWay::Deleted};
+        if (found || !counting::keyed_change(model, b)) return std::nullopt;
+        found = KeyedChange{b, deleted > 0, inserted > 0};
     }
     return found;
 }
@@ -338,11 +338,16 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     const bool rebuild = counting::can_rebuild(model) && rebuild_pays(view, rows);
     const std::optional<KeyedChange> keyed = keyed_change(model, changes);
     MaintenanceResult result;
-    // Fresh tuples are cheaper to write than the view is to rebuild.
-    if (keyed && (keyed->way == counting::OneWay::Inserted || !rebuild)) {
-        const char* way = keyed->way == counting::OneWay::Inserted ? "inserted into " : "deleted from ";
-        result = run_merge(view, small ? way + std::to_string(keyed->base) : std::string(), [&] {
-            return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), keyed->way);
+    // Fresh tuples alone are cheaper to write than the view is to rebuild.
+    if (keyed && (!keyed->deleted || !rebuild)) {
+        using counting::KeyedRows;
+        const KeyedRows rows = !keyed->deleted   ? KeyedRows::Inserted
+                               : keyed->inserted ? KeyedRows::Both
+                                                 : KeyedRows::Deleted;
+        const char* what = rows == KeyedRows::Inserted ? "inserted " : rows == KeyedRows::Deleted ? "deleted " : "changed ";
+        const std::string plan = what + std::to_string(keyed->base);
+        result = run_merge(view, small ? plan : std::string(), [&] {
+            return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), rows);
         });
     } else if (rebuild) {
         result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });

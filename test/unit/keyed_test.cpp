@@ -15,7 +15,7 @@ namespace {
 using ivm::Column;
 using ivm::CountingView;
 using ivm::Source;
-using ivm::counting::OneWay;
+using ivm::counting::KeyedRows;
 
 // r JOIN s where r's key keys the view.
 CountingView keyed_view() {
@@ -38,16 +38,33 @@ TEST(KeyedDelta, ReadsTheChangeOfTheKeyingBaseUnsummed) {
     EXPECT_EQ(sql.find("pg_catalog.sum"), std::string::npos);
 }
 
-TEST(KeyedDelta, RefusesABaseThatDoesNotKey) {
-    EXPECT_THROW(ivm::counting::keyed_delta_query(keyed_view(), 1), ivm::Error);
+TEST(KeyedDelta, AnyTableReadOnceOfAKeyedView) {
+    EXPECT_TRUE(ivm::counting::keyed_change(keyed_view(), 0));
+    EXPECT_TRUE(ivm::counting::keyed_change(keyed_view(), 1));
+    const std::string sql = ivm::counting::keyed_delta_query(keyed_view(), 1);
+    EXPECT_NE(sql.find("FROM ivm_new_2"), std::string::npos);
+    EXPECT_EQ(sql.find("ivm_new_1"), std::string::npos);
+}
+
+TEST(KeyedDelta, NotForATableReadTwiceNorAViewNotKeyed) {
     CountingView v = keyed_view();
+    v.bases.push_back("public.t");
+    v.blocks[0].sources = {Source{0, true}, Source{1, true}, Source{1, true}};
+    v.keying = {true, false, false};
+    EXPECT_FALSE(ivm::counting::keyed_change(v, 1));
+    EXPECT_THROW(ivm::counting::keyed_delta_query(v, 1), ivm::Error);
+    v = keyed_view();
+    v.keying = {false, false};
+    EXPECT_FALSE(ivm::counting::keyed_change(v, 0));
     v.keying.clear();
     EXPECT_THROW(ivm::counting::keyed_delta_query(v, 0), ivm::Error);
 }
 
 TEST(KeyedMerge, InsertsWithoutLookupInKeyOrder) {
-    const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", OneWay::Inserted);
-    EXPECT_EQ(sql.rfind("INSERT INTO public.v__ivm_data (a, c, __ivm_count) SELECT a, c, 1::bigint FROM (<delta>)", 0),
+    const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", KeyedRows::Inserted);
+    EXPECT_EQ(sql.rfind("INSERT INTO public.v__ivm_data (a, c, __ivm_count) SELECT a, c, 1::bigint FROM (<delta>) __ivm_d "
+                        "WHERE __ivm_d.__ivm_cnt OPERATOR(pg_catalog.>) 0",
+                        0),
               0u);
     EXPECT_NE(sql.find("ORDER BY pg_catalog.hash_record_extended(ROW(__ivm_d.a, __ivm_d.c), 0::bigint)"),
               std::string::npos);
@@ -55,12 +72,24 @@ TEST(KeyedMerge, InsertsWithoutLookupInKeyOrder) {
 }
 
 TEST(KeyedMerge, DeletesLookUpEachTupleAndCheckItsCount) {
-    const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", OneWay::Deleted);
+    const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", KeyedRows::Deleted);
     EXPECT_NE(sql.find("LEFT JOIN LATERAL"), std::string::npos);  // one index probe per tuple
     EXPECT_EQ(occurrences(sql, "DELETE FROM public.v__ivm_data"), 1u);
     EXPECT_EQ(sql.find("UPDATE "), std::string::npos);
     EXPECT_EQ(sql.find("INSERT "), std::string::npos);
     EXPECT_NE(sql.find("__ivm_m.__ivm_old OPERATOR(pg_catalog.=) 1"), std::string::npos);
+    EXPECT_NE(sql.find("FROM (SELECT * FROM __ivm_d WHERE __ivm_d.__ivm_cnt OPERATOR(pg_catalog.<) 0) __ivm_d LEFT JOIN"),
+              std::string::npos);
+}
+
+TEST(KeyedMerge, BothDeletesAndInsertsInOneStatement) {
+    const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", KeyedRows::Both);
+    EXPECT_EQ(occurrences(sql, "<delta>"), 1u);  // the delta computed once
+    EXPECT_EQ(occurrences(sql, "DELETE FROM public.v__ivm_data"), 1u);
+    EXPECT_NE(sql.find("INSERT INTO public.v__ivm_data (a, c, __ivm_count) SELECT a, c, 1::bigint FROM __ivm_d WHERE "
+                       "__ivm_d.__ivm_cnt OPERATOR(pg_catalog.>) 0"),
+              std::string::npos);
+    EXPECT_EQ(sql.find("UPDATE "), std::string::npos);
 }
 
 ivm::RecursiveRelation closure(bool fixed_width) {
