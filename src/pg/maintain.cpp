@@ -403,6 +403,35 @@ void end_kept_sets(std::size_t mark) {
     }
 }
 
+// Runs a prepared query that returns rows (with `snapshot`, or a new one as
+// SPI_execute takes; at most `limit` rows when not 0) and hands each row to
+// `sink`, fetching them through a cursor a batch at a time: a step of a
+// million rows never sits in memory whole (the tuplestores it goes to
+// spill to disk).  Raw PostgreSQL calls: run it inside call().
+constexpr uint64 fetch_batch = 10000;
+
+template <typename Sink>
+uint64 fetch_rows(SPIPlanPtr plan, Snapshot snapshot, uint64 limit, const Sink& sink, TupleDesc* desc = nullptr) {
+    const bool given = snapshot != InvalidSnapshot;
+    if (given) PushActiveSnapshot(snapshot);
+    Portal portal = SPI_cursor_open(nullptr, plan, nullptr, nullptr, given);
+    if (given) PopActiveSnapshot();
+    uint64 rows = 0;
+    for (;;) {
+        const uint64 want = limit > 0 ? std::min(fetch_batch, limit - rows) : fetch_batch;
+        if (want == 0) break;
+        SPI_cursor_fetch(portal, true, static_cast<long>(want));
+        const uint64 got = SPI_processed;
+        if (desc != nullptr && *desc == nullptr && got > 0) *desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+        for (uint64 i = 0; i < got; ++i) sink(SPI_tuptable->vals[i]);
+        SPI_freetuptable(SPI_tuptable);
+        rows += got;
+        if (got < want) break;
+    }
+    SPI_cursor_close(portal);
+    return rows;
+}
+
 // A DRed step's plan is kept (`kept` names it in the view's runtime) while
 // the sets it reads are small; otherwise it is planned for this run, with
 // their real sizes.
@@ -423,12 +452,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapsho
         if (text != nullptr) {
             SPIPlanPtr plan = kept_step != nullptr ? kept_step : SPI_prepare(text, 0, nullptr);
             if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-            int result = SPI_execute_snapshot(plan, nullptr, nullptr, snapshot, InvalidSnapshot,
-                                              snapshot != InvalidSnapshot, false, static_cast<long>(limit));
-            if (result != SPI_OK_SELECT) elog(ERROR, "DRed step failed: %s", SPI_result_code_string(result));
-            for (uint64 i = 0; i < SPI_processed; ++i) tuplestore_puttuple(store, SPI_tuptable->vals[i]);
-            rows = SPI_processed;
-            SPI_freetuptable(SPI_tuptable);
+            rows = fetch_rows(plan, snapshot, limit, [&](HeapTuple row) { tuplestore_puttuple(store, row); });
             if (kept_step == nullptr) SPI_freeplan(plan);
         }
         auto* enr = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
@@ -519,17 +543,27 @@ public:
         return call([&] {
             SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
             if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-            int rc = SPI_execute_snapshot(plan, nullptr, nullptr, snapshot, InvalidSnapshot, snapshot != InvalidSnapshot,
-                                          false, static_cast<long>(limit));
-            if (rc != SPI_OK_SELECT) elog(ERROR, "fixpoint step failed: %s", SPI_result_code_string(rc));
-            const uint64 rows = SPI_processed;
-            for (std::size_t t = 0; t < n; ++t) {
-                auto* store = static_cast<Tuplestorestate*>(target[t]->reldata);
-                for (uint64 i = 0; i < rows; ++i) tuplestore_puttuple(store, SPI_tuptable->vals[i]);
-                target[t]->md.enrtuples += static_cast<double>(rows);
-            }
-            SPI_freetuptable(SPI_tuptable);
+            // Into the first set (never one the query reads: it is new, or
+            // the only one), then copied into the others, which it may read.
+            auto* first = static_cast<Tuplestorestate*>(target[0]->reldata);
+            TupleDesc desc = nullptr;
+            const uint64 rows =
+                fetch_rows(plan, snapshot, limit, [&](HeapTuple row) { tuplestore_puttuple(first, row); }, &desc);
             SPI_freeplan(plan);
+            if (n > 1 && rows > 0) {
+                TupleTableSlot* slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+                const int reader = tuplestore_alloc_read_pointer(first, EXEC_FLAG_REWIND);
+                tuplestore_select_read_pointer(first, reader);
+                tuplestore_rescan(first);
+                for (uint64 skip = static_cast<uint64>(target[0]->md.enrtuples); skip > 0; --skip)
+                    tuplestore_advance(first, true);  // rows it held before
+                while (tuplestore_gettupleslot(first, true, false, slot))
+                    for (std::size_t t = 1; t < n; ++t)
+                        tuplestore_puttupleslot(static_cast<Tuplestorestate*>(target[t]->reldata), slot);
+                tuplestore_select_read_pointer(first, 0);
+                ExecDropSingleTupleTableSlot(slot);
+            }
+            for (std::size_t t = 0; t < n; ++t) target[t]->md.enrtuples += static_cast<double>(rows);
             return rows;
         });
     }
