@@ -279,12 +279,19 @@ constexpr Special specials[] = {{"__ivm_nan", "__ivm_dnan", "'NaN'"},
 
 // Partial state: per group, the change of the row count and of each
 // aggregate's non-NULL count and sum.
-std::string partial_delta(const CountingView& view, const std::string& signed_rows, bool whole = false) {
+// Rows are netted first where several terms add up (see below); `whole`:
+// every group, changed or not.
+enum class Net { Yes, No };
+
+std::string partial_delta(const CountingView& view, const std::string& signed_rows, Net net, bool whole = false) {
     const std::string keys = tuples::columns(view.group_keys, "");
     std::string rows = signed_rows;
     if (std::any_of(view.partial.begin(), view.partial.end(), [](const auto& p) { return tracks(p); })) {
         // The extremes of what came and went need rows netted first: the
-        // terms of a two-table change can derive a row once and take it back.
+        // terms of a two-table change can derive a row once and take it back
+        // (a row that never was, beyond the stored extreme).  One changed
+        // occurrence takes back only rows that were, at or below it, and
+        // what came and went at the same value cancels in the counts below.
         std::vector<std::string> cols;
         for (const Column& g : view.group_keys) cols.push_back(g.name);
         for (std::size_t k = 0; k < view.partial.size(); ++k) {
@@ -293,10 +300,11 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             cols.push_back(view.partial[k].kind == Kind::Count ? "CASE WHEN " + arg + " IS NOT NULL THEN true END AS " + arg
                                                                : arg);
         }
-        const std::string netted_rows = "SELECT " + sql::join(cols, ", ") +
-                                        ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
-                                        ") __ivm_r GROUP BY " + sql::ordinals(cols.size()) +
-                                        " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
+        const std::string netted_rows = net == Net::No ? signed_rows
+                                        : "SELECT " + sql::join(cols, ", ") +
+                                              ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
+                                              ") __ivm_r GROUP BY " + sql::ordinals(cols.size()) +
+                                              " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
         // Each row also carries its group's extreme among the rows that
         // came (__ivm_wi<k>) and among those that went (__ivm_wd<k>), so
         // that the rows at the extreme can be counted (ties matter: the
@@ -323,15 +331,21 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         if (tracks(p)) {
             // The extremes of what came and of what went; an update that
             // changes a value leaves the counts as they were.
+            // The rows at each are counted apart (a row that came and went
+            // at the same value is one of each).
             const std::string agg = extreme_aggregate(p), value = tracked_value(p, k);
             const std::string eq = sql::op("=");
-            sums.push_back(agg + "(__ivm_wi" + n + ") AS __ivm_dx" + n);
-            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + value + eq + "__ivm_wi" + n +
-                           "), 0)::bigint AS __ivm_dxn" + n);
-            sums.push_back(agg + "(__ivm_wd" + n + ") AS __ivm_rx" + n);
-            sums.push_back("COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE " + value + eq + "__ivm_wd" + n +
-                           " AND __ivm_cnt" + sql::op("<") + "0), 0)::bigint AS __ivm_rxn" + n);
-            nonzero.push_back("pg_catalog.bool_or(" + arg + " IS NOT NULL)");
+            const std::string came = agg + "(__ivm_wi" + n + ")", went = agg + "(__ivm_wd" + n + ")";
+            const std::string came_n = "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + value + eq + "__ivm_wi" + n +
+                                       " AND __ivm_cnt" + sql::op(">") + "0), 0)";
+            const std::string went_n = "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE " + value + eq +
+                                       "__ivm_wd" + n + " AND __ivm_cnt" + sql::op("<") + "0), 0)";
+            sums.push_back(came + " AS __ivm_dx" + n);
+            sums.push_back(came_n + "::bigint AS __ivm_dxn" + n);
+            sums.push_back(went + " AS __ivm_rx" + n);
+            sums.push_back(went_n + "::bigint AS __ivm_rxn" + n);
+            // As many rows came as went at the same extreme: it stands.
+            nonzero.push_back(came + " IS DISTINCT FROM " + went + " OR " + came_n + sql::op("<>") + went_n);
         }
         if (!has_sum(p.kind)) continue;
         if (!p.numeric) {
@@ -340,11 +354,16 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             continue;
         }
         // NaN and the infinities have no scale: the finite sum leaves them out.
-        sums.push_back("pg_catalog.sum(" + arg + sql::op("*") + "__ivm_cnt) FILTER (WHERE pg_catalog.scale(" + arg +
-                       ") IS NOT NULL) AS __ivm_ds" + n);
-        for (const Special& sp : specials)
-            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + sql::op("=") + sp.value +
-                           "::numeric), 0)::bigint AS " + sp.delta + n);
+        const std::string finite = "pg_catalog.sum(" + arg + sql::op("*") + "__ivm_cnt) FILTER (WHERE pg_catalog.scale(" +
+                                   arg + ") IS NOT NULL)";
+        sums.push_back(finite + " AS __ivm_ds" + n);
+        nonzero.push_back("COALESCE(" + finite + ", 0)" + sql::op("<>") + "0");
+        for (const Special& sp : specials) {
+            const std::string count = "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + sql::op("=") + sp.value +
+                                      "::numeric), 0)";
+            sums.push_back(count + "::bigint AS " + sp.delta + n);
+            nonzero.push_back(count + sql::op("<>") + "0");
+        }
     }
     // Without GROUP BY there is one group, whose row a whole computation
     // always returns (count 0 over no rows).
@@ -457,7 +476,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
                                           ") AND " +
                                           tuples::same(view.group_keys, "__ivm_p", tuples::Key::Computed, "__ivm_q",
                                                        tuples::Key::Computed) +
-                                          ")") +
+                                          ")", Net::No) +
                   ")";
     const std::string with_extremes = extremes.empty() ? "" : ", " + sql::join(extremes, ", ");
     const std::vector<std::string> outputs = partial_outputs(view);
@@ -543,11 +562,13 @@ std::string old_rows_relation(std::size_t base) { return "ivm_old_" + std::to_st
 
 std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases) {
     std::vector<std::string> terms;
+    std::size_t changed_occurrences = 0;
     for (const Block& block : view.blocks) {
         const int arm = block.side;
         std::vector<std::size_t> changed;
         for (std::size_t k = 0; k < block.sources.size(); ++k)
             if (changed_bases.at(block.sources[k].base)) changed.push_back(k);
+        changed_occurrences += changed.size();
         for (std::size_t j = 0; j < changed.size(); ++j) {
             std::vector<State> states = all_now(block);
             for (std::size_t i = 0; i < j; ++i) states[changed[i]] = State::Before;
@@ -567,7 +588,8 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
     if (terms.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");
     // For an aggregate view every input row that changed marks its group,
     // even when its changes cancel (an UPDATE of an aggregated column).
-    if (!view.partial.empty()) return partial_delta(view, sql::join(terms, " UNION ALL "));
+    if (!view.partial.empty())
+        return partial_delta(view, sql::join(terms, " UNION ALL "), changed_occurrences > 1 ? Net::Yes : Net::No);
     if (view.aggregate) return groups_of(view, sql::join(terms, " UNION ALL "));
     if (view.arms > 0) return netted_sides(view, sql::join(terms, " UNION ALL "));
     return netted(view, sql::join(terms, " UNION ALL "));
@@ -576,7 +598,7 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
 std::string refresh_delta_query(const CountingView& view) {
     if (!view.partial.empty()) {  // all the rows there are now, into an emptied storage
         const Block& block = view.blocks.at(0);
-        return partial_delta(view, term_query(view, block, all_now(block)), true);
+        return partial_delta(view, term_query(view, block, all_now(block)), Net::No, true);
     }
     if (view.aggregate) {  // every group there is, or was
         if (view.group_keys.empty()) return "SELECT 1 AS __ivm_any";
