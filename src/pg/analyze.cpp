@@ -422,16 +422,14 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
                           "Use UNION: the recursive relation is a set, and UNION ALL need not terminate.");
     RecursiveRelation& r = out.recursive.emplace();
     r.storage = storage;
+    r.fixed_width = true;  // until a column says otherwise
     std::vector<std::string> names;
     ListCell *ln, *lt, *lm, *lc;
     forfour (ln, cte->ctecolnames, lt, cte->ctecoltypes, lm, cte->ctecoltypmods, lc, cte->ctecolcollations) {
         const char* name = strVal(lfirst(ln));
-        r.columns.push_back(make_column(name, lfirst_oid(lt), lfirst_int(lm), lfirst_oid(lc)));
-        names.push_back(name);
-    }
-    r.fixed_width = true;
-    foreach (lt, cte->ctecoltypes) {
         const Oid type = lfirst_oid(lt);
+        r.columns.push_back(make_column(name, type, lfirst_int(lm), lfirst_oid(lc)));
+        names.push_back(name);
         r.fixed_width = r.fixed_width && call([&] { return get_typlen(type) > 0; });
     }
     std::vector<Query*> leaves;
@@ -794,7 +792,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
             describe_aggregation(q, cte_name, out.model);
         else
             fill_templates(out.model.blocks.back(), half, cte_name, &names);
-        if (halves.size() == 1 && !aggregation && !out.model.distinct)
+        if (halves.size() == 1)
             out.model.keying = keying_bases(half, occurrences, out.model.blocks.back().sources, out.model.bases.size());
     }
     return out;

@@ -185,8 +185,8 @@ std::vector<UniqueKey> unique_keys(Oid relid) {
 std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurrences,
                                const std::vector<Source>& sources, std::size_t bases) {
     std::vector<bool> keying(bases, false);
-    if (q->hasAggs || q->groupClause != NIL || q->distinctClause != NIL || q->hasSubLinks || q->hasTargetSRFs ||
-        q->setOperations != nullptr)
+    if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->distinctClause != NIL ||
+        q->hasSubLinks || q->hasTargetSRFs || q->setOperations != nullptr)
         return keying;
     // Every occurrence a table, joined in the block's own FROM list.
     std::vector<std::vector<UniqueKey>> keys;

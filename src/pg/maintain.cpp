@@ -335,11 +335,11 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     }
     Elevated e = enter(view);
     const bool small = rows <= large_delta_rows;
-    const bool rebuild = counting::can_rebuild(model) && rebuild_pays(view, rows);
     const std::optional<KeyedChange> keyed = keyed_change(model, changes);
-    MaintenanceResult result;
     // Fresh tuples alone are cheaper to write than the view is to rebuild.
-    if (keyed && (!keyed->deleted || !rebuild)) {
+    const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
+    MaintenanceResult result;
+    if (keyed && !rebuild) {
         using counting::KeyedRows;
         const KeyedRows rows = !keyed->deleted   ? KeyedRows::Inserted
                                : keyed->inserted ? KeyedRows::Both
