@@ -166,6 +166,15 @@ UPDATE ext SET v = v + 1 WHERE v = 30;  -- the max moves up
 UPDATE ext SET v = 1 WHERE v = 31;      -- and goes: group 0 recomputed
 SELECT * FROM ext_max ORDER BY g;
 SELECT ivm_check('ext_max');
+-- the maxima of two groups go in one statement: a second statement
+-- recomputes both, scanning the table once (the DELETE scans it too)
+BEGIN;
+SELECT pg_stat_get_xact_numscans('ext'::regclass) AS before \gset
+DELETE FROM ext WHERE v IN (29, 28);
+SELECT pg_stat_get_xact_numscans('ext'::regclass) - :before AS scans;
+COMMIT;
+SELECT * FROM ext_max ORDER BY g;
+SELECT ivm_check('ext_max');
 
 -- refused
 SELECT refused($$SELECT shop, sum(qty) FROM sale GROUP BY ROLLUP (shop)$$);

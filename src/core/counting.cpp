@@ -407,10 +407,33 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
     return out;
 }
 
+// The extreme of each tracked aggregate, and how many rows hold it, from
+// __ivm_p: its candidate (__ivm_cx<k>, __ivm_cxn<k>), unless the group has
+// no values left (NULL) or no rows known at it: then NULL and 0, or with
+// `recompute`, the group's recomputed state in __ivm_f.
+std::vector<std::string> extreme_columns(const CountingView& view, bool recompute) {
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        if (!tracks(view.partial[k])) continue;
+        const std::string n = std::to_string(k + 1);
+        const std::string lost = "__ivm_p.__ivm_cxn" + n + sql::op("<=") + "0";
+        auto recomputed = [&](const std::string& column, const char* none) {
+            if (!recompute) return std::string(none);
+            return "(SELECT __ivm_f." + column + " FROM __ivm_f WHERE " +
+                   tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p", tuples::Key::Computed) + ")";
+        };
+        out.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN " + lost + " THEN " +
+                      recomputed("__ivm_dx" + n, "NULL") + " ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
+        out.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN 0 WHEN " + lost + " THEN " +
+                      recomputed("__ivm_dxn" + n, "0") + " ELSE __ivm_p.__ivm_cxn" + n + " END AS __ivm_xn" + n);
+    }
+    return out;
+}
+
 std::string partial_merge(const CountingView& view, const std::string& delta, bool replace) {
     std::vector<std::string> state{"COALESCE(__ivm_s.__ivm_count, 0)" + sql::op("+") + "__ivm_d.__ivm_dn AS __ivm_n"};
     std::vector<std::string> state_columns{"__ivm_count"}, state_values{"__ivm_m.__ivm_n"}, sets{"__ivm_count = __ivm_m.__ivm_n"};
-    std::vector<std::string> extremes, stale;  // min/max: the value, and whether it must be recomputed
+    std::vector<std::string> stale;  // a group left without its extreme
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         const Kind kind = view.partial[k].kind;
         if (!has_argument(kind)) continue;
@@ -432,8 +455,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
         if (tracks(view.partial[k])) {
             // The stored extreme and how many rows hold it: a value beyond
             // it replaces it, one equal to it adds to its rows, rows at it
-            // that go take from them.  A group left with values but none
-            // known at the extreme is recomputed (__ivm_f).
+            // that go take from them.
             const std::string x = "__ivm_s.__ivm_x" + n, xn = "COALESCE(__ivm_s.__ivm_xn" + n + ", 0)";
             const std::string came = "__ivm_d.__ivm_dx" + n, came_n = "__ivm_d.__ivm_dxn" + n;
             const std::string gone_at_x = "CASE WHEN __ivm_d.__ivm_rx" + n + sql::op("=") + x + " THEN __ivm_d.__ivm_rxn" + n +
@@ -444,17 +466,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
             state.push_back("CASE WHEN " + beyond + " THEN " + came_n + " WHEN " + came + sql::op("=") + x + " THEN " + xn +
                             sql::op("+") + came_n + sql::op("-") + gone_at_x + " ELSE " + xn + sql::op("-") + gone_at_x +
                             " END AS __ivm_cxn" + n);
-            const std::string lost = "__ivm_p.__ivm_cxn" + n + sql::op("<=") + "0";
-            stale.push_back("(" + lost + " AND __ivm_p.__ivm_n" + n + sql::op(">") + "0)");
-            // The group's value recomputed (__ivm_f holds a recomputed delta).
-            auto recomputed = [&](const std::string& column) {
-                return "(SELECT __ivm_f." + column + " FROM __ivm_f WHERE " +
-                       tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p", tuples::Key::Computed) + ")";
-            };
-            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN " + lost + " THEN " +
-                               recomputed("__ivm_dx" + n) + " ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
-            extremes.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN 0 WHEN " + lost + " THEN " +
-                               recomputed("__ivm_dxn" + n) + " ELSE __ivm_p.__ivm_cxn" + n + " END AS __ivm_xn" + n);
+            stale.push_back("(__ivm_m.__ivm_n" + n + sql::op(">") + "0 AND __ivm_m.__ivm_xn" + n + sql::op("<=") + "0)");
         }
         for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x", "__ivm_xn"}) {
             if (!sum && std::string(c) == "__ivm_s") continue;
@@ -464,20 +476,9 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
             sets.push_back(c + n + " = __ivm_m." + c + n);
         }
     }
-    // The partial state of the groups whose min or max went, recomputed
-    // from their rows as they are now.
-    const Block& block = view.blocks.at(0);
-    const std::string fixes =
-        extremes.empty()
-            ? std::string()
-            : ", __ivm_f AS MATERIALIZED (" +
-                  partial_delta(view, "SELECT __ivm_q.* FROM (" + term_query(view, block, all_now(block)) +
-                                          ") __ivm_q WHERE EXISTS (SELECT 1 FROM __ivm_p WHERE (" + sql::join(stale, " OR ") +
-                                          ") AND " +
-                                          tuples::same(view.group_keys, "__ivm_p", tuples::Key::Computed, "__ivm_q",
-                                                       tuples::Key::Computed) +
-                                          ")", Net::No) +
-                  ")";
+    // A group left with values but none known at its extreme is written
+    // without it (no rows at it): extremes_statement recomputes it.
+    const std::vector<std::string> extremes = extreme_columns(view, false);
     const std::string with_extremes = extremes.empty() ? "" : ", " + sql::join(extremes, ", ");
     const std::vector<std::string> outputs = partial_outputs(view);
     std::vector<std::string> all_columns, all_values;
@@ -503,7 +504,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
     const std::string deleted = "__ivm_m.__ivm_tid IS NOT NULL AND " + empty;
     return "WITH " + std::string(replace ? "__ivm_gone AS (DELETE FROM " + view.storage + " RETURNING 1), " : "") +
            "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_p AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
-           sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ")" + fixes +
+           sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ")" +
            ", __ivm_m AS MATERIALIZED (SELECT __ivm_p.*" + with_extremes + " FROM __ivm_p), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
            "__ivm_m.__ivm_tid AND " + empty + "), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
            sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +
@@ -512,7 +513,8 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
            // a refresh reports the rows it emptied the storage of as removed
            (replace ? "pg_catalog.count(*) FILTER (WHERE " + inserted + "), (SELECT pg_catalog.count(*) FROM __ivm_gone)"
                     : counted_writes(inserted, deleted)) +
-           ", " + counted_writes(inserted, deleted) + ", pg_catalog.count(*) FILTER (WHERE __ivm_m.__ivm_n" + sql::op("<") + "0) FROM __ivm_m";
+           ", " + counted_writes(inserted, deleted) + ", pg_catalog.count(*) FILTER (WHERE __ivm_m.__ivm_n" + sql::op("<") + "0)" +
+           (stale.empty() ? "" : ", pg_catalog.count(*) FILTER (WHERE " + sql::join(stale, " OR ") + ")") + " FROM __ivm_m";
 }
 
 // Aggregate views: the groups a set of input rows falls into.
@@ -638,6 +640,43 @@ std::string stored_lookup(const CountingView& view, Lookup lookup, const std::st
 }
 
 }  // namespace
+
+std::string extremes_statement(const CountingView& view) {
+    std::vector<std::string> state{"__ivm_s.ctid AS __ivm_tid", "__ivm_s.__ivm_count AS __ivm_n"}, stale, sets;
+    for (const Column& g : view.group_keys) state.push_back("__ivm_s." + g.name);
+    const std::vector<std::string> outputs = partial_outputs(view);
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        const Partial& p = view.partial[k];
+        if (!has_argument(p.kind)) continue;
+        const std::string n = std::to_string(k + 1);
+        state.push_back("__ivm_s.__ivm_n" + n);
+        if (has_sum(p.kind)) state.push_back("__ivm_s.__ivm_s" + n);
+        if (has_sum(p.kind) && p.numeric)
+            for (const Special& sp : specials) state.push_back("__ivm_s." + std::string(sp.column) + n);
+        if (!tracks(p)) continue;
+        state.push_back("__ivm_s.__ivm_x" + n + " AS __ivm_cx" + n);
+        state.push_back("COALESCE(__ivm_s.__ivm_xn" + n + ", 0) AS __ivm_cxn" + n);
+        stale.push_back("(__ivm_s.__ivm_n" + n + sql::op(">") + "0 AND COALESCE(__ivm_s.__ivm_xn" + n + ", 0)" +
+                        sql::op("<=") + "0)");
+        sets.push_back("__ivm_x" + n + " = __ivm_m.__ivm_x" + n);
+        sets.push_back("__ivm_xn" + n + " = __ivm_m.__ivm_xn" + n);
+        sets.push_back(view.columns[k].name + " = " + outputs[k]);
+    }
+    if (stale.empty()) return "";
+    // The partial state of those groups recomputed from their rows as they are now.
+    const Block& block = view.blocks.at(0);
+    const std::string recomputed =
+        partial_delta(view,
+                      "SELECT __ivm_q.* FROM (" + term_query(view, block, all_now(block)) +
+                          ") __ivm_q WHERE EXISTS (SELECT 1 FROM __ivm_p WHERE " +
+                          tuples::same(view.group_keys, "__ivm_p", tuples::Key::Computed, "__ivm_q", tuples::Key::Computed) + ")",
+                      Net::No);
+    return "WITH __ivm_p AS MATERIALIZED (SELECT " + sql::join(state, ", ") + " FROM " + view.storage + " __ivm_s WHERE " +
+           sql::join(stale, " OR ") + "), __ivm_f AS MATERIALIZED (" + recomputed +
+           "), __ivm_m AS MATERIALIZED (SELECT __ivm_p.*, " + sql::join(extreme_columns(view, true), ", ") +
+           " FROM __ivm_p) UPDATE " + view.storage + " __ivm_s SET " + sql::join(sets, ", ") +
+           " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid";
+}
 
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup) {
     if (!view.partial.empty()) return partial_merge(view, counted_delta, false);

@@ -36,8 +36,16 @@ enum class Lookup { Join, PerTuple };
 
 // One statement that merges a counted delta into the storage and returns
 // (view rows added, view rows removed, storage rows inserted, storage rows
-// deleted, tuples whose count would go below zero).
+// deleted, tuples whose count would go below zero), and for a view that
+// keeps extremes the groups left without one (see extremes_statement).
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup = Lookup::Join);
+
+// Aggregate views keeping min or max (or a numeric sum's scale): a merge
+// leaves a group whose extreme went with no rows known at it without it,
+// and counts such groups in a sixth column.  This statement then recomputes
+// the extremes of the groups so left, from their rows as they are now.
+// Empty for a view that keeps no extremes.
+std::string extremes_statement(const CountingView& view);
 
 // Whether a statement that changed only `base` can be merged as keyed:
 // the view is keyed (CountingView::keying) and reads the base once.

@@ -115,6 +115,8 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                             ": a change is the view's query over the rows it can concern, now minus before");
         lines.push_back("  delta: " + counting::delta_query(model, changed));
         lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
+        if (const std::string extremes = counting::extremes_statement(model); !extremes.empty())
+            lines.push_back("  then, for groups left without their min or max: " + extremes);
         if (!counting::keyed_change(model, b)) continue;
         lines.push_back("  when it is the only table changed: the tuples its deleted rows took away are deleted (each "
                         "is stored once), those its inserted rows make are inserted without a lookup (none is stored "

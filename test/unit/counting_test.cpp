@@ -194,8 +194,20 @@ TEST(CountingPartial, MaxKeepsItsValueAndHowManyRowsHoldIt) {
     // the extreme of what came and of what went, from netted rows, per group
     EXPECT_NE(sql.find("OVER __ivm_g AS __ivm_wi3"), std::string::npos);
     EXPECT_NE(sql.find("WINDOW __ivm_g AS (PARTITION BY __ivm_gk1)"), std::string::npos);
-    // a group is recomputed only when no row is left at its extreme
-    EXPECT_NE(sql.find("__ivm_p.__ivm_cxn3 OPERATOR(pg_catalog.<=) 0 AND __ivm_p.__ivm_n3 OPERATOR(pg_catalog.>) 0"),
+    // a group left with no row at its extreme is written without it and
+    // counted (a sixth column), not recomputed by the merge
+    EXPECT_NE(sql.find("WHEN __ivm_p.__ivm_cxn3 OPERATOR(pg_catalog.<=) 0 THEN NULL"), std::string::npos);
+    EXPECT_NE(sql.find("FILTER (WHERE (__ivm_m.__ivm_n3 OPERATOR(pg_catalog.>) 0 AND __ivm_m.__ivm_xn3 "
+                       "OPERATOR(pg_catalog.<=) 0)) FROM __ivm_m"),
+              std::string::npos);
+    EXPECT_EQ(sql.find("__ivm_f"), std::string::npos);
+    // the second statement recomputes exactly the groups so left
+    std::string fix = ivm::counting::extremes_statement(v);
+    EXPECT_NE(fix.find("WHERE (__ivm_s.__ivm_n3 OPERATOR(pg_catalog.>) 0 AND COALESCE(__ivm_s.__ivm_xn3, 0) "
+                       "OPERATOR(pg_catalog.<=) 0)), __ivm_f AS"),
+              std::string::npos);
+    EXPECT_NE(fix.find("THEN (SELECT __ivm_f.__ivm_dx3 FROM __ivm_f WHERE"), std::string::npos);
+    EXPECT_NE(fix.find("SET __ivm_x3 = __ivm_m.__ivm_x3, __ivm_xn3 = __ivm_m.__ivm_xn3, top = __ivm_m.__ivm_x3"),
               std::string::npos);
     auto ddl = ivm::counting::storage_ddl(v, "public.m__ivm_query");
     EXPECT_NE(ddl[0].find("__ivm_x3 integer, __ivm_xn3 bigint NOT NULL"), std::string::npos);
@@ -206,6 +218,8 @@ TEST(CountingPartial, WithoutGroupByTheOneRowStays) {
     std::string sql = ivm::counting::merge_statement(v, ivm::counting::delta_query(v, {true}));
     EXPECT_NE(sql.find("WINDOW __ivm_g AS ()"), std::string::npos);
     EXPECT_NE(sql.find("__ivm_m.__ivm_tid AND false), __ivm_upd"), std::string::npos);  // never deleted
+    // no group keys: the one row is the one recomputed
+    EXPECT_NE(ivm::counting::extremes_statement(v).find("UPDATE public.m__ivm_data __ivm_s SET"), std::string::npos);
     // a refresh computes the row also over no input: no HAVING
     std::string refresh = ivm::counting::refresh_statement(v);
     const std::size_t delta_end = refresh.find("), __ivm_p AS");
