@@ -190,6 +190,24 @@ std::string counted_writes(const std::string& inserted, const std::string& delet
     return "pg_catalog.count(*) FILTER (WHERE " + inserted + "), pg_catalog.count(*) FILTER (WHERE " + deleted + ")";
 }
 
+// The storage's key (__ivm_key, on an aggregate view's group keys, else on
+// the tuple) is written by every insert, not generated: PostgreSQL parses
+// and prepares a stored generated column's expression again for every
+// statement that writes the table, which a one-row change pays in full.
+// The column to name in an insert, and its value for a row of `q`: the key
+// carried as __ivm_h (tuples::carry_key) or computed from q's columns.
+// Both empty when the storage has no key.
+const std::vector<Column>& keyed_columns(const CountingView& view) {
+    return view.aggregate ? view.group_keys : view.columns;
+}
+std::string key_target(const CountingView& view) {
+    return tuples::key(keyed_columns(view), "").empty() ? "" : ", __ivm_key";
+}
+std::string key_value(const CountingView& view, const std::string& q, tuples::Key k) {
+    if (tuples::key(keyed_columns(view), "").empty()) return "";
+    return ", " + (k == tuples::Key::Carried ? q + ".__ivm_h" : tuples::key(keyed_columns(view), q));
+}
+
 std::string set_op_merge(const CountingView& view, const std::string& delta) {
     const std::string cols = output_columns(view, "");
     std::vector<std::string> counts, gone, negative, set, stored, now;
@@ -218,8 +236,9 @@ std::string set_op_merge(const CountingView& view, const std::string& delta) {
            view.storage + " __ivm_s SET " + sql::join(set, ", ") +
            ", __ivm_count = __ivm_m.__ivm_now FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
            "__ivm_m.__ivm_tid AND NOT (" + none_left + ")), __ivm_ins AS (INSERT INTO " + view.storage +
-           " (" + cols + ", " + sql::join(stored, ", ") + ", __ivm_count) SELECT " + cols + ", " + sql::join(now, ", ") +
-           ", __ivm_now FROM __ivm_m WHERE " + inserted + ") SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
+           " (" + cols + ", " + sql::join(stored, ", ") + ", __ivm_count" + key_target(view) + ") SELECT " + cols + ", " +
+           sql::join(now, ", ") + ", __ivm_now" + key_value(view, "__ivm_m", tuples::Key::Carried) + " FROM __ivm_m WHERE " +
+           inserted + ") SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
            "__ivm_before, 0)), 0)::bigint, COALESCE(pg_catalog.sum(GREATEST(__ivm_before" + sql::op("-") +
            "__ivm_now, 0)), 0)::bigint, " +
            counted_writes(inserted, deleted) +
@@ -495,6 +514,10 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
         all_columns.push_back(state_columns[i]);
         all_values.push_back(state_values[i]);
     }
+    if (!key_target(view).empty()) {
+        all_columns.push_back("__ivm_key");
+        all_values.push_back(key_value(view, "__ivm_m", tuples::Key::Computed).substr(2));
+    }
     // A refresh starts from an empty storage (the old rows go in the same statement).
     const std::string match = replace ? "false" : tuples::same(view.group_keys, "__ivm_s", tuples::Key::Stored, "__ivm_d",
                                                                tuples::Key::Computed);
@@ -542,8 +565,8 @@ std::string aggregate_merge(const CountingView& view, const std::string& affecte
            "), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s WHERE " +
            in_affected("__ivm_s", Key::Stored) + " AND NOT EXISTS (SELECT 1 FROM __ivm_n WHERE " +
            same_row("__ivm_s", Key::Stored, "__ivm_n", Key::Computed) + ") RETURNING 1), __ivm_ins AS (INSERT INTO " +
-           view.storage + " (" + cols + ", __ivm_count) SELECT " + tuples::columns(all, "__ivm_n") +
-           ", 1 FROM __ivm_n WHERE NOT EXISTS (SELECT 1 FROM " + view.storage + " __ivm_s WHERE " +
+           view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + tuples::columns(all, "__ivm_n") +
+           ", 1" + key_value(view, "__ivm_n", tuples::Key::Computed) + " FROM __ivm_n WHERE NOT EXISTS (SELECT 1 FROM " + view.storage + " __ivm_s WHERE " +
            same_row("__ivm_s", Key::Stored, "__ivm_n", Key::Computed) +
            ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM "
            "__ivm_del), (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM __ivm_del), 0";
@@ -694,8 +717,9 @@ std::string merge_statement(const CountingView& view, const std::string& counted
            " __ivm_s SET __ivm_count = __ivm_m.__ivm_old" + plus + "__ivm_m.__ivm_cnt FROM __ivm_m "
            "WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND __ivm_m.__ivm_old" + plus +
            "__ivm_m.__ivm_cnt" + sql::op(">") + "0"
-           "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " +
-           cols + ", __ivm_cnt FROM __ivm_m WHERE " + inserted + ") "
+           "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) +
+           ") SELECT " + cols + ", __ivm_cnt" + key_value(view, "__ivm_m", tuples::Key::Carried) + " FROM __ivm_m WHERE " +
+           inserted + ") "
            "SELECT COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_cnt" +
            sql::op(">") + "0), 0)::bigint, "
            "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE __ivm_cnt" +
@@ -728,9 +752,10 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
     // tables), straight from the delta into the storage, in the key
     // index's order (which pays for the sort).
     if (rows == KeyedRows::Inserted) {
-        const std::string key = tuples::key(view.columns, "__ivm_d");
-        return "INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " + cols + ", 1::bigint FROM (" +
-               delta + ") __ivm_d WHERE __ivm_d.__ivm_cnt" + gt0 + (key.empty() ? "" : " ORDER BY " + key);
+        const std::string key = key_value(view, "__ivm_d", tuples::Key::Carried);
+        return "INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols +
+               ", 1::bigint" + key + " FROM (" + tuples::carry_key(view.columns, delta) + ") __ivm_d WHERE __ivm_d.__ivm_cnt" +
+               gt0 + (key.empty() ? "" : " ORDER BY __ivm_d.__ivm_h");
     }
     // Each deleted tuple is stored once with count 1; anything else is a
     // storage out of step with its base tables.  Looked up one by one, in
@@ -745,8 +770,9 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
     return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_m AS MATERIALIZED (" +
            stored_lookup(view, Lookup::PerTuple, gone) + "), __ivm_del AS (DELETE FROM " + view.storage +
            " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND " + deleted + ")" +
-           (inserts ? ", __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count) SELECT " + cols +
-                          ", 1::bigint FROM __ivm_d WHERE " + came + ")"
+           (inserts ? ", __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) +
+                          ") SELECT " + cols + ", 1::bigint" + key_value(view, "__ivm_d", tuples::Key::Carried) +
+                          " FROM __ivm_d WHERE " + came + ")"
                     : "") +
            " SELECT " +
            (inserts ? "(SELECT pg_catalog.count(*) FROM __ivm_d WHERE " + came + ")" : std::string("0::bigint")) +
@@ -768,7 +794,8 @@ std::string rebuild_statement(const CountingView& view) {
     for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
     const std::string cols = output_columns(view, "");
     return "WITH __ivm_gone AS (DELETE FROM " + view.storage + " RETURNING __ivm_count), __ivm_new AS (INSERT INTO " +
-           view.storage + " (" + cols + ", __ivm_count) SELECT " + cols + ", __ivm_cnt FROM (" +
+           view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols + ", __ivm_cnt" +
+           key_value(view, "__ivm_q", tuples::Key::Carried) + " FROM (" +
            tuples::carry_key(view.columns, netted(view, sql::join(now, " UNION ALL "))) +
            ") __ivm_q RETURNING __ivm_count) SELECT (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM "
            "__ivm_new), (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_gone), "
@@ -796,7 +823,7 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     }
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");
-    if (!key.empty()) columns += ", __ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED";
+    if (!key.empty()) columns += ", __ivm_key bigint NOT NULL";
     std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
     if (!key.empty()) ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");
     return ddl;
