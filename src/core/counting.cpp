@@ -368,8 +368,9 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         }
         if (!has_sum(p.kind)) continue;
         if (!p.numeric) {
-            sums.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt) AS __ivm_ds" + n);
-            nonzero.push_back("pg_catalog.sum(" + arg + "::numeric" + sql::op("*") + "__ivm_cnt)" + sql::op("<>") + "0");
+            const std::string product = arg + (p.narrow ? "::bigint" : "::numeric") + sql::op("*") + "__ivm_cnt";
+            sums.push_back("pg_catalog.sum(" + product + ")::numeric AS __ivm_ds" + n);
+            nonzero.push_back("pg_catalog.sum(" + product + ")" + sql::op("<>") + "0");
             continue;
         }
         // NaN and the infinities have no scale: the finite sum leaves them out.

@@ -122,6 +122,9 @@ struct CountingView {
         // (__ivm_nan<k>, __ivm_pinf<k>, __ivm_ninf<k>), as PostgreSQL's own
         // moving aggregate does.
         bool numeric = false;
+        // Sum, Avg over smallint or integer: a value times its count fits a
+        // bigint, whose sum PostgreSQL accumulates faster than numeric's.
+        bool narrow = false;
     };
     std::vector<Partial> partial;  // one per output column; empty: recompute groups
 };

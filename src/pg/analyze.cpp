@@ -524,6 +524,7 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
                 // max); floating point sums depend on the order of the rows.
                 const bool exact = type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
                 p.numeric = type == NUMERICOID;
+                p.narrow = type == INT2OID || type == INT4OID;
                 if (n == "count") p.kind = Kind::Count, ok = true;
                 else if (n == "sum" && exact) p.kind = Kind::Sum, ok = true;
                 else if (n == "avg" && exact) p.kind = Kind::Avg, ok = true;

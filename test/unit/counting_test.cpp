@@ -216,6 +216,20 @@ TEST(CountingPartial, MaxKeepsItsValueAndHowManyRowsHoldIt) {
     EXPECT_NE(ddl[0].find("__ivm_x3 integer, __ivm_xn3 bigint NOT NULL"), std::string::npos);
 }
 
+TEST(CountingPartial, IntegerSumsInBigintNumericOtherwise) {
+    CountingView v = extreme_view(true);
+    v.columns.push_back({"total", "OPERATOR(pg_catalog.=)", true, "bigint"});
+    v.partial.push_back({CountingView::Partial::Kind::Sum, 0});
+    v.partial.back().narrow = true;  // sum(integer): value times count fits a bigint
+    v.columns.push_back({"big", "OPERATOR(pg_catalog.=)", true, "numeric"});
+    v.partial.push_back({CountingView::Partial::Kind::Sum, 0});  // sum(bigint): the product may not
+    std::string sql = ivm::counting::delta_query(v, {true});
+    EXPECT_NE(sql.find("pg_catalog.sum(__ivm_arg4::bigint OPERATOR(pg_catalog.*) __ivm_cnt)::numeric AS __ivm_ds4"),
+              std::string::npos);
+    EXPECT_NE(sql.find("pg_catalog.sum(__ivm_arg5::numeric OPERATOR(pg_catalog.*) __ivm_cnt)::numeric AS __ivm_ds5"),
+              std::string::npos);
+}
+
 TEST(CountingPartial, WithoutGroupByTheOneRowStays) {
     CountingView v = extreme_view(false);
     std::string sql = ivm::counting::merge_statement(v, ivm::counting::delta_query(v, {true}));
