@@ -104,10 +104,17 @@ std::string self_term(const RecursiveRelation& r) {
 }
 
 // Not already in R (as stored, minus the over-deleted tuples).
+// The over-deleted tuples are matched by key alone, a set the planner can
+// hash (under OR it cannot anti-join them; a correlated lookup scans them
+// for every candidate).  A key shared by a tuple still in R only makes it
+// derived again: the apply step inserts nothing stored.
 std::string unknown(const RecursiveRelation& r, const std::string& q) {
+    const std::string key = tuples::key(r.columns, q);
     return "(NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_k WHERE " +
-           tuples::same(r.columns, "__ivm_k", Key::Stored, q, Key::Computed) + ") OR NOT " +
-           not_deleted(r, q) + ")";
+           tuples::same(r.columns, "__ivm_k", Key::Stored, q, Key::Computed) + ") OR " +
+           (key.empty() ? "NOT " + not_deleted(r, q)
+                        : key + " IN (SELECT __ivm_x.__ivm_key FROM " + std::string(deleted_relation) + " __ivm_x)") +
+           ")";
 }
 
 // A recursive CTE named after R's placeholder in the recursive rule, so the
@@ -147,8 +154,10 @@ std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time) {
             // By the key: a semi-join the planner can hash, each rule once.
             derivable.push_back(selected + terms + tuples::same(r.columns, "__ivm_d", Key::Stored, "__ivm_p", Key::Computed) + ")");
         else
-            // Column by column, so the equalities reach the rule's indexes.
-            derivable.push_back(terms + tuples::equal(r.columns, "__ivm_p", "__ivm_d") + ")");
+            // Column by column, so the equalities reach the rule's indexes;
+            // OFFSET 0 keeps the planner from hashing the rule's whole
+            // result instead (it would join all of R).
+            derivable.push_back(terms + tuples::equal(r.columns, "__ivm_p", "__ivm_d") + " OFFSET 0)");
     }
     if (set_at_a_time && !tuples::key(r.columns, "").empty()) return sql::join(derivable, " UNION ");
     if (set_at_a_time) return rederive_query(r, false);
@@ -167,7 +176,7 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
     return fixpoint(r, sql::join(seeds, " UNION "), step);
 }
 
-std::string apply_statement(const RecursiveRelation& r) {
+std::string apply_statement(const RecursiveRelation& r, bool set_at_a_time) {
     const std::string cols = tuples::columns(r.columns, "");
     // What goes is computed between the two sets first, where the planner
     // knows their sizes (a hash anti-join on the key), then deleted.
@@ -180,7 +189,8 @@ std::string apply_statement(const RecursiveRelation& r) {
            tuples::columns(r.columns, "__ivm_i") + " FROM " + inserted_relation +
            " __ivm_i WHERE NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_t WHERE " +
            tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_i", Key::Stored) +
-           ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
+           // OFFSET 0: no anti-join, which the planner would rather hash all of R for
+           (set_at_a_time ? "" : " OFFSET 0") + ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
            "(SELECT pg_catalog.count(*) FROM __ivm_added)";
 }
 

@@ -61,7 +61,9 @@ std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time = fals
 // Step 3, reads rederived_relation and deleted_relation.
 std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
 // Step 4, reads deleted_relation and inserted_relation; returns (deleted, inserted).
-std::string apply_statement(const RecursiveRelation& r);
+// `set_at_a_time`: the inserted tuples are checked against R in one pass
+// (a hash anti-join); otherwise each is looked up through the key index.
+std::string apply_statement(const RecursiveRelation& r, bool set_at_a_time = false);
 // Makes the stored R equal to its definition evaluated now; returns (deleted, inserted).
 std::string refresh_statement(const RecursiveRelation& r);
 // The same in two steps, so that the second is planned knowing the size of

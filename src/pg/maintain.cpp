@@ -23,9 +23,13 @@ namespace {
 // DRed recomputes the recursive relation instead of rederiving when the
 // over-deletion reaches this fraction of it (and at least 1000 tuples).
 constexpr double recompute_fraction = 0.05;
-// Up to this many over-deleted tuples are rederived one by one through
-// index lookups; more at once, each rule evaluated in one pass.
+// Over-deleted tuples are rederived, and derived ones checked against R,
+// one by one through index lookups (a few probes each), unless there are
+// more than this many and more than this fraction of R: then in one pass
+// that reads all of R (a 171,000-pair closure: 190 ms to rederive 624
+// tuples so, 85 ms to check 3,386, each about 10 times the lookups).
 constexpr uint64 rederive_tuple_by_tuple = 500;
+constexpr double rederive_set_fraction = 0.1;
 
 }  // namespace
 
@@ -814,7 +818,12 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         return result;
     }
     // 2. rederive what still has a derivation
-    const std::string rederive = dred::rederive_query(rel, deleted > rederive_tuple_by_tuple);
+    // Looked up one by one, or a pass over all of R: the second pays only
+    // for a large part of R.
+    auto at_once = [&](uint64 tuples) {
+        return tuples > rederive_tuple_by_tuple && !(static_cast<double>(tuples) <= size * rederive_set_fraction);
+    };
+    const std::string rederive = dred::rederive_query(rel, at_once(deleted));
     const uint64 rederived = keep_rows_as(dred::rederived_relation, storage, deleted > 0 ? &rederive : nullptr,
                                           InvalidSnapshot, 0, kept_if(deleted, "rederive"));
     // 3. insert what the new tuples derive
@@ -824,7 +833,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
     if (deleted > 0 || derived > 0)
-        result = run_recursive_statement(dred::apply_statement(rel), kept_if(deleted + derived, "apply"));
+        result = run_recursive_statement(dred::apply_statement(rel, at_once(derived)), kept_if(deleted + derived, "apply"));
     leave(e);
     end_kept_sets(mark);  // their names go with the SPI connection
     return result;

@@ -115,4 +115,16 @@ TEST(DRedStorage, OtherColumnsOneIndexEach) {
     EXPECT_EQ(ddl[3], "CREATE INDEX ON public.tc__ivm_rec (y)");
 }
 
+// Derived tuples are checked against R one by one (a key probe each; the
+// planner, left to itself, hashes all of R), or in one pass when many.
+TEST(DRedApply, DerivedTuplesLookedUpOneByOneUnlessMany) {
+    const std::string one_by_one = ivm::dred::apply_statement(closure(true));
+    EXPECT_NE(one_by_one.find("__ivm_i WHERE NOT EXISTS (SELECT 1 FROM public.tc__ivm_rec __ivm_t WHERE "
+                              "__ivm_t.__ivm_key OPERATOR(pg_catalog.=) __ivm_i.__ivm_key"),
+              std::string::npos);
+    EXPECT_EQ(occurrences(one_by_one, " OFFSET 0)"), 1u);
+    const std::string at_once = ivm::dred::apply_statement(closure(true), true);
+    EXPECT_EQ(at_once.find("OFFSET 0"), std::string::npos);
+}
+
 }  // namespace
