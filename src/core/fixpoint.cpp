@@ -171,9 +171,10 @@ std::string rows_of(const Program& p, std::size_t stratum, const std::string& re
     return "SELECT __ivm_r.* FROM " + relation + " __ivm_r WHERE __ivm_r.__ivm_item IN (" + sql::join(tags, ", ") + ")";
 }
 
-std::string minus(const Program& p, const std::string& a, const std::string& b) {
+std::string minus(const Program& p, const std::string& a, const std::string& b, bool one_by_one) {
     return "SELECT __ivm_a.* FROM " + a + " __ivm_a WHERE NOT EXISTS (SELECT 1 FROM " + b + " __ivm_b WHERE " +
-           tuples::same(p.stored_columns(), "__ivm_b", Key::Stored, "__ivm_a", Key::Stored) + ")";
+           tuples::same(p.stored_columns(), "__ivm_b", Key::Stored, "__ivm_a", Key::Stored) +
+           (one_by_one ? " OFFSET 0" : "") + ")";
 }
 
 std::string delete_statement(const Program& p, const std::string& relation) {

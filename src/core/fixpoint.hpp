@@ -48,8 +48,9 @@ std::string rederive_query(const Program& p, std::size_t stratum, const std::str
 
 // The rows of `relation` that belong to the stratum's items.
 std::string rows_of(const Program& p, std::size_t stratum, const std::string& relation);
-// The rows of a that b lacks.
-std::string minus(const Program& p, const std::string& a, const std::string& b);
+// The rows of a that b lacks; `one_by_one`: each row of a looked up in b
+// (an indexed table) through its key, not b read whole.
+std::string minus(const Program& p, const std::string& a, const std::string& b, bool one_by_one = false);
 // Delete from the storage the rows `relation` holds; insert them.
 std::string delete_statement(const Program& p, const std::string& relation);
 std::string insert_statement(const Program& p, const std::string& relation);

@@ -690,7 +690,9 @@ bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>
         sets.swap(delta_set, next_set);
     }
     // What the strata above see: the rows that went and those that came.
-    const uint64 gone = deleted > 0 ? sets.run(fixpoint::minus(p, deleted_set, p.storage), {removed_set}) : 0;
+    // (at most `most` rows, each looked up through the key index: the
+    // planner would rather hash the whole table)
+    const uint64 gone = deleted > 0 ? sets.run(fixpoint::minus(p, deleted_set, p.storage, true), {removed_set}) : 0;
     const uint64 came = sets.run(fixpoint::minus(p, gained_set, deleted_set), {added_set});
     changed = gone > 0 || came > 0;
     return true;
