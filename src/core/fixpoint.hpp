@@ -51,8 +51,9 @@ std::string rows_of(const Program& p, std::size_t stratum, const std::string& re
 // The rows of a that b lacks; `one_by_one`: each row of a looked up in b
 // (an indexed table) through its key, not b read whole.
 std::string minus(const Program& p, const std::string& a, const std::string& b, bool one_by_one = false);
-// Delete from the storage the rows `relation` holds; insert them.
-std::string delete_statement(const Program& p, const std::string& relation);
+// Delete from the storage the rows `relation` holds (`one_by_one`: each
+// found through the key index, for a few), and insert them.
+std::string delete_statement(const Program& p, const std::string& relation, bool one_by_one = false);
 std::string insert_statement(const Program& p, const std::string& relation);
 
 // The storage: its columns, the key, an index on the key and, per item and

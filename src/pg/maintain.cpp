@@ -670,7 +670,7 @@ bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>
         sets.swap(delta_set, next_set);
     }
     if (deleted > most) return false;
-    if (deleted > 0) spi::execute(fixpoint::delete_statement(p, deleted_set));
+    if (deleted > 0) spi::execute(fixpoint::delete_statement(p, deleted_set, true));  // at most `most` rows
     // 2. rederive: what still has a derivation
     sets.clear(delta_set);
     sets.clear(gained_set);

@@ -110,4 +110,17 @@ TEST(Fixpoint, StorageKeepsEveryItemTaggedAndIndexedPerItem) {
     EXPECT_NE(ddl[2].find("(__ivm_1_1) WHERE __ivm_item OPERATOR(pg_catalog.=) 1"), std::string::npos);
 }
 
+// A few thousand rows lost by a stratum are looked up through the key index,
+// one by one; the planner, left to itself, hashes the whole table.
+TEST(Fixpoint, LostRowsLookedUpOneByOne) {
+    const Program p = closure();
+    const std::string del = ivm::fixpoint::delete_statement(p, "gone", true);
+    EXPECT_NE(del.find("WHERE __ivm_t.ctid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT (SELECT __ivm_k.ctid FROM "), std::string::npos);
+    EXPECT_NE(del.find("__ivm_k.__ivm_key OPERATOR(pg_catalog.=) __ivm_g.__ivm_key"), std::string::npos);
+    EXPECT_NE(del.find(" LIMIT 1) FROM gone __ivm_g))"), std::string::npos);
+    EXPECT_EQ(ivm::fixpoint::delete_statement(p, "gone").find("ARRAY"), std::string::npos);
+    EXPECT_NE(ivm::fixpoint::minus(p, "gone", p.storage, true).find(" OFFSET 0)"), std::string::npos);
+    EXPECT_EQ(ivm::fixpoint::minus(p, "gone", p.storage).find("OFFSET"), std::string::npos);
+}
+
 }  // namespace
