@@ -427,6 +427,13 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
     return out;
 }
 
+// A group of `q` left without the extreme of aggregate k: it has values,
+// but no row known at it.  The merge writes such groups so, and
+// extremes_statement finds them by it in the storage.
+std::string without_extreme(const std::string& q, const std::string& k) {
+    return "(" + q + ".__ivm_n" + k + sql::op(">") + "0 AND " + q + ".__ivm_xn" + k + sql::op("<=") + "0)";
+}
+
 // The extreme of each tracked aggregate, and how many rows hold it, from
 // __ivm_p: its candidate (__ivm_cx<k>, __ivm_cxn<k>), unless the group has
 // no values left (NULL) or no rows known at it: then NULL and 0, or with
@@ -486,7 +493,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
             state.push_back("CASE WHEN " + beyond + " THEN " + came_n + " WHEN " + came + sql::op("=") + x + " THEN " + xn +
                             sql::op("+") + came_n + sql::op("-") + gone_at_x + " ELSE " + xn + sql::op("-") + gone_at_x +
                             " END AS __ivm_cxn" + n);
-            stale.push_back("(__ivm_m.__ivm_n" + n + sql::op(">") + "0 AND __ivm_m.__ivm_xn" + n + sql::op("<=") + "0)");
+            stale.push_back(without_extreme("__ivm_m", n));
         }
         for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x", "__ivm_xn"}) {
             if (!sum && std::string(c) == "__ivm_s") continue;
@@ -517,7 +524,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
     }
     if (!key_target(view).empty()) {
         all_columns.push_back("__ivm_key");
-        all_values.push_back(key_value(view, "__ivm_m", tuples::Key::Computed).substr(2));
+        all_values.push_back(tuples::key(keyed_columns(view), "__ivm_m"));
     }
     // A refresh starts from an empty storage (the old rows go in the same statement).
     const std::string match = replace ? "false" : tuples::same(view.group_keys, "__ivm_s", tuples::Key::Stored, "__ivm_d",
@@ -679,9 +686,8 @@ std::string extremes_statement(const CountingView& view) {
             for (const Special& sp : specials) state.push_back("__ivm_s." + std::string(sp.column) + n);
         if (!tracks(p)) continue;
         state.push_back("__ivm_s.__ivm_x" + n + " AS __ivm_cx" + n);
-        state.push_back("COALESCE(__ivm_s.__ivm_xn" + n + ", 0) AS __ivm_cxn" + n);
-        stale.push_back("(__ivm_s.__ivm_n" + n + sql::op(">") + "0 AND COALESCE(__ivm_s.__ivm_xn" + n + ", 0)" +
-                        sql::op("<=") + "0)");
+        state.push_back("__ivm_s.__ivm_xn" + n + " AS __ivm_cxn" + n);  // NOT NULL in the storage
+        stale.push_back(without_extreme("__ivm_s", n));
         sets.push_back("__ivm_x" + n + " = __ivm_m.__ivm_x" + n);
         sets.push_back("__ivm_xn" + n + " = __ivm_m.__ivm_xn" + n);
         sets.push_back(view.columns[k].name + " = " + outputs[k]);
@@ -823,7 +829,7 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
             for (const Special& sp : specials) columns += std::string(", ") + sp.column + std::to_string(k + 1) + " bigint NOT NULL";
     }
     // An aggregate view's rows are found by their group.
-    const std::string key = tuples::key(view.aggregate ? view.group_keys : view.columns, "");
+    const std::string key = tuples::key(keyed_columns(view), "");
     if (!key.empty()) columns += ", __ivm_key bigint NOT NULL";
     std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
     if (!key.empty()) ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");
