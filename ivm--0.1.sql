@@ -88,6 +88,19 @@ CREATE FUNCTION ivm.unpopulated(view text) RETURNS SETOF bigint
 CREATE FUNCTION ivm.copies(n bigint) RETURNS SETOF bigint
     AS 'MODULE_PATHNAME', 'ivm_copies' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1;
 
+-- The summed weights of the rows at the greatest (least) value: the delta of a
+-- view's max or min counts the derivations that came and went at the extreme.
+CREATE FUNCTION ivm.count_at_max_step(internal, anyelement, bigint) RETURNS internal
+    AS 'MODULE_PATHNAME', 'ivm_count_at_max_step' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION ivm.count_at_min_step(internal, anyelement, bigint) RETURNS internal
+    AS 'MODULE_PATHNAME', 'ivm_count_at_min_step' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION ivm.count_at_extreme_final(internal) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'ivm_count_at_extreme_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE ivm.count_at_max(anyelement, bigint) (
+    SFUNC = ivm.count_at_max_step, STYPE = internal, FINALFUNC = ivm.count_at_extreme_final);
+CREATE AGGREGATE ivm.count_at_min(anyelement, bigint) (
+    SFUNC = ivm.count_at_min_step, STYPE = internal, FINALFUNC = ivm.count_at_extreme_final);
+
 -- Trigger functions installed by ivm.create_view.
 CREATE FUNCTION ivm.before_base_change() RETURNS trigger
     AS 'MODULE_PATHNAME', 'ivm_before_base_change' LANGUAGE C;

@@ -176,6 +176,29 @@ COMMIT;
 SELECT * FROM ext_max ORDER BY g;
 SELECT ivm_check('ext_max');
 
+-- Ties: the delta counts the derivations that came and went at the extreme
+-- (ivm.count_at_max/min: the summed weights of the rows at the greatest or
+-- least value, compared as the type's max and min compare, collation too).
+SELECT ivm.count_at_max(v COLLATE "C", w), ivm.count_at_min(v COLLATE "C", w)
+  FROM (VALUES ('b', 2), ('B', 5), ('a', 1), (NULL, 7), ('a', 10), ('b', 1)) t(v, w);
+SELECT ivm.count_at_max(v, 1) AS none, ivm.count_at_min(v, 1) FILTER (WHERE v > 5) AS filtered
+  FROM (VALUES (1.5), (2.50), (2.5)) t(v);
+SELECT ivm.count_at_max(v, w) FROM (VALUES (ARRAY[1, 2], 5), (ARRAY[1, 10], 6), (ARRAY[1, 10], 7)) t(v, w);
+SELECT ivm.count_at_max(v, w) FROM (VALUES (1, 9223372036854775807), (1, 1)) t(v, w);  -- out of range
+CREATE TABLE tie (g int, v text COLLATE "C");
+INSERT INTO tie VALUES (1, 'b'), (1, 'b'), (1, 'a'), (2, 'z');
+SELECT ivm.create_view('tie_max', 'SELECT g, max(v) AS top, min(v) AS low FROM tie GROUP BY g');
+BEGIN;
+SELECT pg_stat_get_xact_numscans('tie'::regclass) AS before \gset
+DELETE FROM tie WHERE ctid = (SELECT min(ctid) FROM tie WHERE v = 'b');  -- one of two at the max
+SELECT pg_stat_get_xact_numscans('tie'::regclass) - :before AS scans;  -- the DELETE's own scan only
+COMMIT;
+INSERT INTO tie VALUES (1, 'b'), (1, 'B'), (2, 'z');
+DELETE FROM tie WHERE v = 'b';          -- the max goes with its last rows
+UPDATE tie SET v = 'y' WHERE g = 2;     -- both rows at the max move down
+SELECT * FROM tie_max ORDER BY g;
+SELECT ivm_check('tie_max');
+
 -- refused
 SELECT refused($$SELECT shop, sum(qty) FROM sale GROUP BY ROLLUP (shop)$$);
 SELECT refused($$SELECT DISTINCT count(*) FROM sale GROUP BY shop$$);
@@ -183,4 +206,4 @@ SELECT refused($$SELECT shop, json_agg(item) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, sum(qty) FILTER (WHERE random() > 0.5) FROM sale GROUP BY shop$$);
 
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
-DROP TABLE sale, shop, edge, ext;
+DROP TABLE sale, shop, edge, ext, tie;

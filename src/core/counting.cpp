@@ -305,7 +305,8 @@ enum class Net { Yes, No };
 std::string partial_delta(const CountingView& view, const std::string& signed_rows, Net net, bool whole = false) {
     const std::string keys = tuples::columns(view.group_keys, "");
     std::string rows = signed_rows;
-    if (std::any_of(view.partial.begin(), view.partial.end(), [](const auto& p) { return tracks(p); })) {
+    if (net == Net::Yes &&
+        std::any_of(view.partial.begin(), view.partial.end(), [](const auto& p) { return tracks(p); })) {
         // The extremes of what came and went need rows netted first: the
         // terms of a two-table change can derive a row once and take it back
         // (a row that never was, beyond the stored extreme).  One changed
@@ -319,25 +320,8 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             cols.push_back(view.partial[k].kind == Kind::Count ? "CASE WHEN " + arg + " IS NOT NULL THEN true END AS " + arg
                                                                : arg);
         }
-        const std::string netted_rows = net == Net::No ? signed_rows
-                                        : "SELECT " + sql::join(cols, ", ") +
-                                              ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
-                                              ") __ivm_r GROUP BY " + sql::ordinals(cols.size()) +
-                                              " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
-        // Each row also carries its group's extreme among the rows that
-        // came (__ivm_wi<k>) and among those that went (__ivm_wd<k>), so
-        // that the rows at the extreme can be counted (ties matter: the
-        // extreme goes only with its last row).
-        std::vector<std::string> windows;
-        for (std::size_t k = 0; k < view.partial.size(); ++k) {
-            if (!tracks(view.partial[k])) continue;
-            const std::string value = tracked_value(view.partial[k], k), n = std::to_string(k + 1);
-            const std::string agg = extreme_aggregate(view.partial[k]);
-            windows.push_back(agg + "(" + value + ") FILTER (WHERE __ivm_cnt" + sql::op(">") + "0) OVER __ivm_g AS __ivm_wi" + n);
-            windows.push_back(agg + "(" + value + ") FILTER (WHERE __ivm_cnt" + sql::op("<") + "0) OVER __ivm_g AS __ivm_wd" + n);
-        }
-        rows = "SELECT __ivm_w.*, " + sql::join(windows, ", ") + " FROM (" + netted_rows + ") __ivm_w WINDOW __ivm_g AS (" +
-               (keys.empty() ? "" : "PARTITION BY " + keys) + ")";
+        rows = "SELECT " + sql::join(cols, ", ") + ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
+               ") __ivm_r GROUP BY " + sql::ordinals(cols.size()) + " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
     }
     std::vector<std::string> sums{"COALESCE(pg_catalog.sum(__ivm_cnt), 0)::bigint AS __ivm_dn"};
     std::vector<std::string> nonzero{"pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0"};
@@ -348,21 +332,22 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
         const Partial& p = view.partial[k];
         if (tracks(p)) {
-            // The extremes of what came and of what went; an update that
-            // changes a value leaves the counts as they were.
-            // The rows at each are counted apart (a row that came and went
-            // at the same value is one of each).
+            // The extremes of what came and of what went, and how many
+            // derivations came and went at each (ties matter: the extreme goes
+            // only with its last row); an update that changes a value leaves
+            // the counts as they were.  A row that came and went at the same
+            // value is one of each.
             const std::string agg = extreme_aggregate(p), value = tracked_value(p, k);
-            const std::string eq = sql::op("=");
-            const std::string came = agg + "(__ivm_wi" + n + ")", went = agg + "(__ivm_wd" + n + ")";
-            const std::string came_n = "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + value + eq + "__ivm_wi" + n +
-                                       " AND __ivm_cnt" + sql::op(">") + "0), 0)";
-            const std::string went_n = "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE " + value + eq +
-                                       "__ivm_wd" + n + " AND __ivm_cnt" + sql::op("<") + "0), 0)";
+            const std::string at = tracks_max(p) ? "ivm.count_at_max(" : "ivm.count_at_min(";
+            const std::string came_rows = " FILTER (WHERE __ivm_cnt" + sql::op(">") + "0)";
+            const std::string went_rows = " FILTER (WHERE __ivm_cnt" + sql::op("<") + "0)";
+            const std::string came = agg + "(" + value + ")" + came_rows, went = agg + "(" + value + ")" + went_rows;
+            const std::string came_n = at + value + ", __ivm_cnt)" + came_rows;
+            const std::string went_n = at + value + "," + sql::op("-") + "__ivm_cnt)" + went_rows;
             sums.push_back(came + " AS __ivm_dx" + n);
-            sums.push_back(came_n + "::bigint AS __ivm_dxn" + n);
+            sums.push_back(came_n + " AS __ivm_dxn" + n);
             sums.push_back(went + " AS __ivm_rx" + n);
-            sums.push_back(went_n + "::bigint AS __ivm_rxn" + n);
+            sums.push_back(went_n + " AS __ivm_rxn" + n);
             // As many rows came as went at the same extreme: it stands.
             nonzero.push_back(came + " IS DISTINCT FROM " + went + " OR " + came_n + sql::op("<>") + went_n);
         }
