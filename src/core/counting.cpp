@@ -444,7 +444,8 @@ std::vector<std::string> extreme_columns(const CountingView& view, bool recomput
 
 std::string partial_merge(const CountingView& view, const std::string& delta, bool replace) {
     std::vector<std::string> state{"COALESCE(__ivm_s.__ivm_count, 0)" + sql::op("+") + "__ivm_d.__ivm_dn AS __ivm_n"};
-    std::vector<std::string> state_columns{"__ivm_count"}, state_values{"__ivm_m.__ivm_n"}, sets{"__ivm_count = __ivm_m.__ivm_n"};
+    // Each state column of the storage and its name in __ivm_m.
+    std::vector<std::string> state_columns{"__ivm_count"}, state_names{"__ivm_n"}, sets{"__ivm_count = __ivm_m.__ivm_n"};
     std::vector<std::string> stale;  // a group left without its extreme
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         const Kind kind = view.partial[k].kind;
@@ -461,7 +462,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
                 const std::string c = sp.column + n;
                 state.push_back("COALESCE(__ivm_s." + c + ", 0)" + sql::op("+") + "__ivm_d." + sp.delta + n + " AS " + c);
                 state_columns.push_back(c);
-                state_values.push_back("__ivm_m." + c);
+                state_names.push_back(c);
                 sets.push_back(c + " = __ivm_m." + c);
             }
         if (tracks(view.partial[k])) {
@@ -484,7 +485,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
             if (!sum && std::string(c) == "__ivm_s") continue;
             if (!tracks(view.partial[k]) && (std::string(c) == "__ivm_x" || std::string(c) == "__ivm_xn")) continue;
             state_columns.push_back(c + n);
-            state_values.push_back(std::string("__ivm_m.") + c + n);
+            state_names.push_back(c + n);
             sets.push_back(c + n + " = __ivm_m." + c + n);
         }
     }
@@ -505,7 +506,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
     }
     for (std::size_t i = 0; i < state_columns.size(); ++i) {
         all_columns.push_back(state_columns[i]);
-        all_values.push_back(state_values[i]);
+        all_values.push_back("__ivm_m." + state_names[i]);
     }
     if (!key_target(view).empty()) {
         all_columns.push_back("__ivm_key");
@@ -518,10 +519,19 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
     const std::string empty = view.group_keys.empty() ? "false" : "__ivm_m.__ivm_n" + sql::op("=") + "0";
     const std::string inserted = "__ivm_m.__ivm_tid IS NULL AND NOT " + empty;
     const std::string deleted = "__ivm_m.__ivm_tid IS NOT NULL AND " + empty;
+    // __ivm_m carries only what the writes read: each column of each of its
+    // scans costs at every statement's executor start-up.
+    std::vector<std::string> carried;
+    for (const Column& g : view.group_keys) carried.push_back("__ivm_p." + g.name);
+    carried.push_back("__ivm_p.__ivm_tid");
+    for (const std::string& name : state_names)
+        if (name.rfind("__ivm_x", 0) != 0) carried.push_back("__ivm_p." + name);  // the extremes are computed here
+    const std::string key_columns = view.group_keys.empty() ? "" : tuples::columns(view.group_keys, "__ivm_d") + ", ";
     return "WITH " + std::string(replace ? "__ivm_gone AS (DELETE FROM " + view.storage + " RETURNING 1), " : "") +
-           "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_p AS MATERIALIZED (SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, " +
-           sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ")" +
-           ", __ivm_m AS MATERIALIZED (SELECT __ivm_p.*" + with_extremes + " FROM __ivm_p), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
+           "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_m AS MATERIALIZED (SELECT " + sql::join(carried, ", ") +
+           with_extremes + " FROM (SELECT " + key_columns + "__ivm_s.ctid AS __ivm_tid, " + sql::join(state, ", ") +
+           " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ") __ivm_p), __ivm_del AS (DELETE FROM " +
+           view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
            "__ivm_m.__ivm_tid AND " + empty + "), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
            sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +
            "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + sql::join(all_columns, ", ") + ") SELECT " +

@@ -245,7 +245,7 @@ TEST(CountingPartial, WithoutGroupByTheOneRowStays) {
     EXPECT_NE(ivm::counting::extremes_statement(v).find("UPDATE public.m__ivm_data __ivm_s SET"), std::string::npos);
     // a refresh computes the row also over no input: no HAVING
     std::string refresh = ivm::counting::refresh_statement(v);
-    const std::size_t delta_end = refresh.find("), __ivm_p AS");
+    const std::size_t delta_end = refresh.find("), __ivm_m AS");
     ASSERT_NE(delta_end, std::string::npos);
     EXPECT_EQ(refresh.substr(0, delta_end).rfind(" __ivm_u HAVING"), std::string::npos);
 }
