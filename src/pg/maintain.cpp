@@ -100,6 +100,24 @@ void leave(const Elevated& e) {
     SetUserIdAndSecContext(e.saved_user, e.saved_context);
 }
 
+// PostgreSQL plans the work table of a recursive CTE at ten times its seed
+// rows, so a DRed step seeded by a few tuples hashes (or merge-joins) all of
+// the base table its recursion joins (W3's 7,400 edges: 0.7-1.2 ms in each
+// of two steps, more than the rest of a small change).  While the seeds are
+// few, the step is planned with hash and merge joins and sequential scans
+// priced out: its joins become index lookups, and a join with no index to
+// look up is still hashed (every way then carries the penalty, and a nested
+// loop over a sequential scan carries it once per outer row).  Returns the
+// GUC nest level to restore with AtEOXact_GUC.
+int prefer_lookups() {
+    return call([] {
+        int level = NewGUCNestLevel();
+        for (const char* name : {"enable_hashjoin", "enable_mergejoin", "enable_seqscan"})
+            set_config_option(name, "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+        return level;
+    });
+}
+
 // Takes the view's maintenance lock (writers of one view's base tables are
 // maintained one at a time; readers are not blocked).  Under REPEATABLE
 // READ and SERIALIZABLE a transaction whose snapshot misses a concurrent
@@ -449,23 +467,74 @@ uint64 fetch_rows(SPIPlanPtr plan, Snapshot snapshot, uint64 limit, const Sink& 
 struct Kept {
     ViewRuntime* view = nullptr;
     std::string key;
+    bool lookups = false;  // a recursive step: try it planned for lookups first
 };
 
+// Whether the view's recursive steps can run as index lookups: under
+// prefer_lookups, a plan that needs a way priced out (no index to look up)
+// costs at least disable_cost.  Found out on the first small step.
+bool lookups_possible(ViewRuntime& view, const std::string& sql) {
+    if (view.index_lookups.has_value()) return *view.index_lookups;
+    const int level = prefer_lookups();
+    const char* text = sql.c_str();
+    const double cost = call([&] {
+        SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
+        if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+        CachedPlan* cached = SPI_plan_get_cached_plan(plan);
+        double total = 0;
+        ListCell* lc;
+        foreach (lc, cached->stmt_list) total += lfirst_node(PlannedStmt, lc)->planTree->total_cost;
+        ReleaseCachedPlan(cached, nullptr);  // an unsaved plan has no resource owner
+        SPI_freeplan(plan);
+        AtEOXact_GUC(false, level);
+        return total;
+    });
+    view.index_lookups = cost < disable_cost;
+    return *view.index_lookups;
+}
+
+// A recursive step planned for lookups (prefer_lookups) runs first while
+// it yields at most this many tuples: past it, hashing the base table costs
+// less than looking each tuple's joins up (W3: about 3 us a tuple against
+// 1 ms to hash the 7,400 edges), and the step runs again as planned.
+constexpr uint64 lookups_up_to = 1000;
+
+// Keeps the rows of `sql` (none when null) in a tuplestore registered as
+// the named relation of `shape`, at most `limit` (0: all); returns how many.
 uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapshot snapshot, uint64 limit = 0,
                     const Kept& kept = {}) {
-    const char* text = sql != nullptr ? sql->c_str() : nullptr;
-    SPIPlanPtr kept_step =
-        sql != nullptr && kept.view != nullptr ? kept_plan(*kept.view, kept.key, [&] { return *sql; }) : nullptr;
     uint64 rows = 0;
     Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
     kept_sets.push_back(store);
-    int rc = call([&] {
-        if (text != nullptr) {
+    auto keep = [&](HeapTuple row) { tuplestore_puttuple(store, row); };
+    bool done = sql == nullptr;
+    if (!done && kept.view != nullptr && kept.lookups && lookups_possible(*kept.view, *sql)) {
+        // The settings count when the plan is made: at its first run, or
+        // the first after an invalidation.
+        SPIPlanPtr plan = kept_plan(*kept.view, kept.key + " lookups", [&] { return *sql; });
+        const uint64 cap = limit != 0 && limit <= lookups_up_to + 1 ? limit : lookups_up_to + 1;
+        const int level = prefer_lookups();
+        call([&] {
+            rows = fetch_rows(plan, snapshot, cap, keep);
+            AtEOXact_GUC(false, level);
+        });
+        done = rows < cap || cap == limit;
+        if (!done) {
+            call([&] { tuplestore_clear(store); });
+            rows = 0;
+        }
+    }
+    if (!done) {
+        const char* text = sql->c_str();
+        SPIPlanPtr kept_step = kept.view != nullptr ? kept_plan(*kept.view, kept.key, [&] { return *sql; }) : nullptr;
+        call([&] {
             SPIPlanPtr plan = kept_step != nullptr ? kept_step : SPI_prepare(text, 0, nullptr);
             if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-            rows = fetch_rows(plan, snapshot, limit, [&](HeapTuple row) { tuplestore_puttuple(store, row); });
+            rows = fetch_rows(plan, snapshot, limit, keep);
             if (kept_step == nullptr) SPI_freeplan(plan);
-        }
+        });
+    }
+    int rc = call([&] {
         auto* enr = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
         enr->md.name = pstrdup(name);
         enr->md.reliddesc = shape;
@@ -811,8 +880,10 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const std::string overdelete = dred::overdelete_query(rel, changed);
     const double size = estimated_rows(storage);
     const auto most = static_cast<uint64>(std::max(1000.0, std::isinf(size) ? 0.0 : size * recompute_fraction));
-    const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before, most + 1,
-                                        kept_if(base_rows, "overdelete"));
+    Kept overdelete_plan = kept_if(base_rows, "overdelete");
+    overdelete_plan.lookups = true;
+    const uint64 deleted =
+        keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before, most + 1, overdelete_plan);
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
@@ -830,8 +901,10 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                                           InvalidSnapshot, 0, kept_if(deleted, "rederive"));
     // 3. insert what the new tuples derive
     const std::string insert = dred::insert_query(rel, changed);
+    Kept insert_plan = kept_if(base_rows + rederived, "insert");
+    insert_plan.lookups = true;
     const uint64 derived = keep_rows_as(dred::inserted_relation, storage, inserts || rederived > 0 ? &insert : nullptr,
-                                        InvalidSnapshot, 0, kept_if(base_rows + rederived, "insert"));
+                                        InvalidSnapshot, 0, insert_plan);
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
     if (deleted > 0 || derived > 0)

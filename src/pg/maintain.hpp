@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ivm::pg {
@@ -40,6 +41,9 @@ public:
     Oid owner = InvalidOid;
     bool valid = true;
     std::map<std::string, SPIPlanPtr> plans;  // by which bases changed
+    // Whether DRed's small recursive steps are planned as index lookups
+    // (maintain.cpp, lookups_for): decided on the first one.
+    std::optional<bool> index_lookups;
 
     // Index of a base table in the model, or -1.
     int base_index(Oid relid) const;
