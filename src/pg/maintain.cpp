@@ -470,11 +470,16 @@ struct Kept {
     bool lookups = false;  // a recursive step: try it planned for lookups first
 };
 
+// SQL text made only when it is needed: a step that runs a kept plan does
+// not pay for building it.
+using LazySql = std::function<std::string()>;
+
 // Whether the view's recursive steps can run as index lookups: under
 // prefer_lookups, a plan that needs a way priced out (no index to look up)
 // costs at least disable_cost.  Found out on the first small step.
-bool lookups_possible(ViewRuntime& view, const std::string& sql) {
+bool lookups_possible(ViewRuntime& view, const LazySql& make) {
     if (view.index_lookups.has_value()) return *view.index_lookups;
+    const std::string sql = make();
     const int level = prefer_lookups();
     const char* text = sql.c_str();
     const double cost = call([&] {
@@ -499,19 +504,25 @@ bool lookups_possible(ViewRuntime& view, const std::string& sql) {
 // 1 ms to hash the 7,400 edges), and the step runs again as planned.
 constexpr uint64 lookups_up_to = 1000;
 
-// Keeps the rows of `sql` (none when null) in a tuplestore registered as
-// the named relation of `shape`, at most `limit` (0: all); returns how many.
-uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapshot snapshot, uint64 limit = 0,
+// Keeps the rows of `make`'s query (none when it is empty) in a tuplestore
+// registered as the named relation of `shape`, at most `limit` (0: all);
+// returns how many.
+uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot snapshot, uint64 limit = 0,
                     const Kept& kept = {}) {
+    std::string made;
+    auto sql = [&]() -> const std::string& {
+        if (made.empty()) made = make();
+        return made;
+    };
     uint64 rows = 0;
     Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
     kept_sets.push_back(store);
     auto keep = [&](HeapTuple row) { tuplestore_puttuple(store, row); };
-    bool done = sql == nullptr;
-    if (!done && kept.view != nullptr && kept.lookups && lookups_possible(*kept.view, *sql)) {
+    bool done = !make;
+    if (!done && kept.view != nullptr && kept.lookups && lookups_possible(*kept.view, sql)) {
         // The settings count when the plan is made: at its first run, or
         // the first after an invalidation.
-        SPIPlanPtr plan = kept_plan(*kept.view, kept.key + " lookups", [&] { return *sql; });
+        SPIPlanPtr plan = kept_plan(*kept.view, kept.key + " lookups", sql);
         const uint64 cap = limit != 0 && limit <= lookups_up_to + 1 ? limit : lookups_up_to + 1;
         const int level = prefer_lookups();
         call([&] {
@@ -525,8 +536,8 @@ uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapsho
         }
     }
     if (!done) {
-        const char* text = sql->c_str();
-        SPIPlanPtr kept_step = kept.view != nullptr ? kept_plan(*kept.view, kept.key, [&] { return *sql; }) : nullptr;
+        SPIPlanPtr kept_step = kept.view != nullptr ? kept_plan(*kept.view, kept.key, sql) : nullptr;
+        const char* text = kept_step == nullptr ? sql().c_str() : nullptr;
         call([&] {
             SPIPlanPtr plan = kept_step != nullptr ? kept_step : SPI_prepare(text, 0, nullptr);
             if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -548,13 +559,13 @@ uint64 keep_rows_as(const char* name, Oid shape, const std::string* sql, Snapsho
 }
 
 // (tuples deleted from, tuples inserted into) the recursive relation.
-MaintenanceResult run_recursive_statement(const std::string& sql, const Kept& kept = {}) {
+MaintenanceResult run_recursive_statement(const LazySql& make, const Kept& kept = {}) {
     uint64 rows;
     if (kept.view != nullptr) {
-        SPIPlanPtr plan = kept_plan(*kept.view, kept.key, [&] { return sql; });
+        SPIPlanPtr plan = kept_plan(*kept.view, kept.key, make);
         rows = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0) == SPI_OK_SELECT ? SPI_processed : 0; });
     } else {
-        rows = spi::execute(sql);
+        rows = spi::execute(make());
     }
     if (rows != 1) throw Error(sqlstate::internal_error, "DRed apply returned no result");
     MaintenanceResult result;
@@ -567,9 +578,8 @@ MaintenanceResult run_recursive_statement(const std::string& sql, const Kept& ke
 // contents is planned knowing how many tuples there are.
 MaintenanceResult recompute_relation(const RecursiveRelation& rel, Oid storage) {
     const std::size_t mark = kept_sets.size();
-    const std::string full = dred::full_query(rel);
-    keep_rows_as(dred::full_relation, storage, &full, InvalidSnapshot);
-    MaintenanceResult result = run_recursive_statement(dred::replace_statement(rel));
+    keep_rows_as(dred::full_relation, storage, [&] { return dred::full_query(rel); }, InvalidSnapshot);
+    MaintenanceResult result = run_recursive_statement([&] { return dred::replace_statement(rel); });
     // One SPI connection may recompute several relations (DDL events).
     call([] { SPI_unregister_relation(dred::full_relation); });
     end_kept_sets(mark);
@@ -877,13 +887,14 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // over-deletion of a large part of R costs more to rederive than R costs
     // to recompute (DRed's known weak spot): it is stopped at that size (the
     // recursive query runs lazily), and R is recomputed instead.
-    const std::string overdelete = dred::overdelete_query(rel, changed);
+    LazySql overdelete;
+    if (deletes) overdelete = [&] { return dred::overdelete_query(rel, changed); };
     const double size = estimated_rows(storage);
     const auto most = static_cast<uint64>(std::max(1000.0, std::isinf(size) ? 0.0 : size * recompute_fraction));
     Kept overdelete_plan = kept_if(base_rows, "overdelete");
     overdelete_plan.lookups = true;
     const uint64 deleted =
-        keep_rows_as(dred::deleted_relation, storage, deletes ? &overdelete : nullptr, before, most + 1, overdelete_plan);
+        keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, overdelete_plan);
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
@@ -896,19 +907,21 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     auto at_once = [&](uint64 tuples) {
         return tuples > rederive_tuple_by_tuple && !(static_cast<double>(tuples) <= size * rederive_set_fraction);
     };
-    const std::string rederive = dred::rederive_query(rel, at_once(deleted));
-    const uint64 rederived = keep_rows_as(dred::rederived_relation, storage, deleted > 0 ? &rederive : nullptr,
-                                          InvalidSnapshot, 0, kept_if(deleted, "rederive"));
+    LazySql rederive;
+    if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, at_once(deleted)); };
+    const uint64 rederived =
+        keep_rows_as(dred::rederived_relation, storage, rederive, InvalidSnapshot, 0, kept_if(deleted, "rederive"));
     // 3. insert what the new tuples derive
-    const std::string insert = dred::insert_query(rel, changed);
+    LazySql insert;
+    if (inserts || rederived > 0) insert = [&] { return dred::insert_query(rel, changed); };
     Kept insert_plan = kept_if(base_rows + rederived, "insert");
     insert_plan.lookups = true;
-    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, inserts || rederived > 0 ? &insert : nullptr,
-                                        InvalidSnapshot, 0, insert_plan);
+    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, insert, InvalidSnapshot, 0, insert_plan);
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
     if (deleted > 0 || derived > 0)
-        result = run_recursive_statement(dred::apply_statement(rel, at_once(derived)), kept_if(deleted + derived, "apply"));
+        result = run_recursive_statement([&] { return dred::apply_statement(rel, at_once(derived)); },
+                                         kept_if(deleted + derived, "apply"));
     leave(e);
     end_kept_sets(mark);  // their names go with the SPI connection
     return result;
