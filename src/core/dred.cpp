@@ -176,21 +176,21 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
     return fixpoint(r, sql::join(seeds, " UNION "), step);
 }
 
-std::string apply_statement(const RecursiveRelation& r, bool set_at_a_time) {
+std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once, bool inserts_at_once) {
     const std::string cols = tuples::columns(r.columns, "");
     // What goes is computed between the two sets first, where the planner
-    // knows their sizes (a hash anti-join on the key), then deleted.
+    // knows their sizes (a hash anti-join on the key), then deleted: one by
+    // one unless the sets are a large part of R.
     return "WITH __ivm_g AS MATERIALIZED (SELECT __ivm_d.* FROM " + std::string(deleted_relation) +
            " __ivm_d WHERE NOT EXISTS (SELECT 1 FROM " + inserted_relation + " __ivm_i WHERE " +
            tuples::same(r.columns, "__ivm_i", Key::Stored, "__ivm_d", Key::Stored) +
-           ")), __ivm_gone AS (DELETE FROM " + r.storage + " __ivm_t USING __ivm_g WHERE " +
-           tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_g", Key::Stored) +
+           ")), __ivm_gone AS (" + tuples::delete_stored(r.storage, r.columns, "__ivm_g", !deletes_at_once) +
            " RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
            tuples::columns(r.columns, "__ivm_i") + " FROM " + inserted_relation +
            " __ivm_i WHERE NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_t WHERE " +
            tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_i", Key::Stored) +
            // OFFSET 0: no anti-join, which the planner would rather hash all of R for
-           (set_at_a_time ? "" : " OFFSET 0") + ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
+           (inserts_at_once ? "" : " OFFSET 0") + ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
            "(SELECT pg_catalog.count(*) FROM __ivm_added)";
 }
 

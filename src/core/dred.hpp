@@ -61,9 +61,11 @@ std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time = fals
 // Step 3, reads rederived_relation and deleted_relation.
 std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
 // Step 4, reads deleted_relation and inserted_relation; returns (deleted, inserted).
-// `set_at_a_time`: the inserted tuples are checked against R in one pass
-// (a hash anti-join); otherwise each is looked up through the key index.
-std::string apply_statement(const RecursiveRelation& r, bool set_at_a_time = false);
+// `deletes_at_once`: the tuples that go are deleted in one pass (a join with
+// R); otherwise each is found through the key index.  `inserts_at_once`:
+// the inserted tuples are checked against R in one pass (a hash anti-join);
+// otherwise each is looked up through the key index.
+std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once = false, bool inserts_at_once = false);
 // Makes the stored R equal to its definition evaluated now; returns (deleted, inserted).
 std::string refresh_statement(const RecursiveRelation& r);
 // The same in two steps, so that the second is planned knowing the size of

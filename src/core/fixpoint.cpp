@@ -178,16 +178,7 @@ std::string minus(const Program& p, const std::string& a, const std::string& b, 
 }
 
 std::string delete_statement(const Program& p, const std::string& relation, bool one_by_one) {
-    const std::vector<Column> cols = p.stored_columns();
-    if (one_by_one)
-        // Each row's tuple found through the key index, then deleted by its
-        // TID: a join would hash the whole table for a few thousand rows.
-        return "DELETE FROM " + p.storage + " __ivm_t WHERE __ivm_t.ctid" + sql::op("=") +
-               "ANY (ARRAY(SELECT (SELECT __ivm_k.ctid FROM " + p.storage + " __ivm_k WHERE " +
-               tuples::same(cols, "__ivm_k", Key::Stored, "__ivm_g", Key::Stored) + " LIMIT 1) FROM " + relation +
-               " __ivm_g))";
-    return "DELETE FROM " + p.storage + " __ivm_t USING " + relation + " __ivm_g WHERE " +
-           tuples::same(cols, "__ivm_t", Key::Stored, "__ivm_g", Key::Stored);
+    return tuples::delete_stored(p.storage, p.stored_columns(), relation, one_by_one);
 }
 
 std::string insert_statement(const Program& p, const std::string& relation) {

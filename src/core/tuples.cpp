@@ -61,4 +61,14 @@ std::string carry_key(const std::vector<Column>& cols, const std::string& rows) 
     return "SELECT __ivm_x.*, " + k + " AS __ivm_h FROM (" + rows + ") __ivm_x ORDER BY __ivm_h";
 }
 
+std::string delete_stored(const std::string& table, const std::vector<Column>& cols, const std::string& rows,
+                          bool one_by_one) {
+    if (one_by_one)
+        return "DELETE FROM " + table + " __ivm_t WHERE __ivm_t.ctid" + sql::op("=") + "ANY (ARRAY(SELECT (SELECT __ivm_k.ctid FROM " +
+               table + " __ivm_k WHERE " + same(cols, "__ivm_k", Key::Stored, "__ivm_g", Key::Stored) + " LIMIT 1) FROM " +
+               rows + " __ivm_g))";
+    return "DELETE FROM " + table + " __ivm_t USING " + rows + " __ivm_g WHERE " +
+           same(cols, "__ivm_t", Key::Stored, "__ivm_g", Key::Stored);
+}
+
 }  // namespace ivm::tuples

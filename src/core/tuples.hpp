@@ -34,4 +34,11 @@ std::string same(const std::vector<Column>& cols, const std::string& a, Key a_ke
 // Each column equal or both NULL, without the key ("true" for no columns).
 std::string equal(const std::vector<Column>& cols, const std::string& a, const std::string& b);
 
+// DELETE FROM `table` (alias __ivm_t) of the stored tuples `rows` (a
+// relation with the same columns and a stored key, alias __ivm_g) holds.
+// One by one, each is found through the key index and deleted by its TID:
+// as a join, the planner hashes the whole table to delete a few thousand.
+std::string delete_stored(const std::string& table, const std::vector<Column>& cols, const std::string& rows,
+                          bool one_by_one);
+
 }  // namespace ivm::tuples

@@ -920,7 +920,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
     if (deleted > 0 || derived > 0)
-        result = run_recursive_statement([&] { return dred::apply_statement(rel, at_once(derived)); },
+        result = run_recursive_statement([&] { return dred::apply_statement(rel, at_once(deleted), at_once(derived)); },
                                          kept_if(deleted + derived, "apply"));
     leave(e);
     end_kept_sets(mark);  // their names go with the SPI connection
