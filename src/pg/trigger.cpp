@@ -25,8 +25,9 @@ struct Firing {
     bool before;           // BEFORE STATEMENT (true) or AFTER STATEMENT
     Oid relid;
     bool truncate = false;
-    Tuplestorestate* new_rows = nullptr;  // copies, in pending_context
+    Tuplestorestate* new_rows = nullptr;
     Tuplestorestate* old_rows = nullptr;
+    bool copies = false;  // the rows are our copies (in pending_context), ended once maintained
     Snapshot snapshot = nullptr;  // DRed: the first BEFORE keeps the state before the statement
 };
 
@@ -68,7 +69,19 @@ Snapshot copy_of_active_snapshot() {
     });
 }
 
+// A copy that spilled holds a temporary file until it is ended: left to
+// the transaction's end, PostgreSQL warns of a temporary file leak.
 void release(Firing& f) {
+    auto end = [](Tuplestorestate*& rows) {
+        Tuplestorestate* store = rows;
+        rows = nullptr;
+        if (store != nullptr) call([&] { tuplestore_end(store); });
+    };
+    if (f.copies) {
+        end(f.new_rows);
+        end(f.old_rows);
+        f.copies = false;
+    }
     if (f.snapshot == nullptr) return;
     Snapshot snap = f.snapshot;
     f.snapshot = nullptr;
@@ -244,6 +257,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
         TupleDesc to = base_descriptor(base);
         firing.new_rows = copy_rows(data->tg_newtable, from, to);
         firing.old_rows = copy_rows(data->tg_oldtable, from, to);
+        firing.copies = true;
         firing.relid = base;
         if (unanswered > 1) {
             firings.push_back(firing);
@@ -255,6 +269,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
         TupleDesc desc = RelationGetDescr(data->tg_relation);
         firing.new_rows = copy_rows(data->tg_newtable, desc);
         firing.old_rows = copy_rows(data->tg_oldtable, desc);
+        firing.copies = true;
         firings.push_back(firing);
         return PointerGetDatum(nullptr);
     }
