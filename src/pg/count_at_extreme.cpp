@@ -30,7 +30,7 @@ struct ExtremeCount {
 };
 
 ExtremeCount* start(FunctionCallInfo fcinfo, MemoryContext context) {
-    const Oid type = get_fn_expr_argtype(fcinfo->flinfo, 1);  // argument 0 is the state;
+    const Oid type = get_fn_expr_argtype(fcinfo->flinfo, 1);  // argument 0 is the state
     TypeCacheEntry* entry = lookup_type_cache(type, TYPECACHE_CMP_PROC_FINFO);
     if (!OidIsValid(entry->cmp_proc_finfo.fn_oid))
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_FUNCTION),
