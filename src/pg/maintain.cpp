@@ -28,7 +28,8 @@ namespace {
 // closure (171,000 pairs) deleting the out-edges of the first nodes: 14,000
 // pairs gone 240-320 ms by DRed against 690-790 ms recomputed, 42,000 gone
 // 550-750 against 620-650, 61,000 gone 680-790 against 670; the crossover
-// is near a third of R.
+// is near a third of R (measured before the recompute's replace statement
+// stopped merge-joining, which made it faster: somewhat lower now).
 constexpr double recompute_fraction = 0.05;
 constexpr double linear_recompute_fraction = 0.25;
 // Over-deleted tuples are rederived, and derived ones checked against R,
@@ -169,6 +170,14 @@ void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
         throw Error(sqlstate::internal_error, "could not register transition table " + name);
 }
 
+// SPI_prepare of `text`, raising PostgreSQL's error when it fails.  Raw
+// PostgreSQL calls: run it inside call().
+SPIPlanPtr prepare(const char* text) {
+    SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
+    if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+    return plan;
+}
+
 // The plan of `sql` kept in the view's runtime under `key`, prepared the
 // first time (relcache invalidation of what the view reads frees it).
 SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
@@ -177,8 +186,7 @@ SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::funct
     const std::string sql = generate();
     const char* text = sql.c_str();
     SPIPlanPtr plan = call([&] {
-        SPIPlanPtr p = SPI_prepare(text, 0, nullptr);
-        if (p == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+        SPIPlanPtr p = prepare(text);
         SPI_keepplan(p);
         return p;
     });
@@ -495,8 +503,7 @@ bool lookups_possible(ViewRuntime& view, const LazySql& make) {
     const int level = prefer_lookups();
     const char* text = sql.c_str();
     const double cost = call([&] {
-        SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
-        if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+        SPIPlanPtr plan = prepare(text);
         CachedPlan* cached = SPI_plan_get_cached_plan(plan);
         double total = 0;
         ListCell* lc;
@@ -551,8 +558,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot s
         SPIPlanPtr kept_step = kept.view != nullptr ? kept_plan(*kept.view, kept.key, sql) : nullptr;
         const char* text = kept_step == nullptr ? sql().c_str() : nullptr;
         call([&] {
-            SPIPlanPtr plan = kept_step != nullptr ? kept_step : SPI_prepare(text, 0, nullptr);
-            if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+            SPIPlanPtr plan = kept_step != nullptr ? kept_step : prepare(text);
             rows = fetch_rows(plan, snapshot, limit, keep);
             if (kept_step == nullptr) SPI_freeplan(plan);
         });
@@ -648,8 +654,7 @@ public:
         EphemeralNamedRelation* target = targets.data();
         const std::size_t n = targets.size();
         return call([&] {
-            SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
-            if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+            SPIPlanPtr plan = prepare(text);
             // Into the first set (never one the query reads: it is new, or
             // the only one), then copied into the others, which it may read.
             auto* first = static_cast<Tuplestorestate*>(target[0]->reldata);
@@ -882,8 +887,9 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         base_rows += old_rows + new_rows;
     }
     // Steps whose input sets are this small run kept plans.
-    auto kept_if = [&](uint64 input_rows, const std::string& step) {
-        return input_rows <= rederive_tuple_by_tuple ? Kept{&view, "dred " + step + " " + key} : Kept{};
+    // (`lookups`: a recursive step, tried planned for lookups first)
+    auto kept_if = [&](uint64 input_rows, const std::string& step, bool lookups = false) {
+        return input_rows <= rederive_tuple_by_tuple ? Kept{&view, "dred " + step + " " + key, lookups} : Kept{};
     };
     bool missed = false;
     lock_for_maintenance(view, storage, before, &missed);
@@ -908,10 +914,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     if (deletes) overdelete = [&] { return dred::overdelete_query(rel, changed); };
     const double size = estimated_rows(storage);
     const auto most = static_cast<uint64>(std::max(1000.0, std::isinf(size) ? 0.0 : size * linear_recompute_fraction));
-    Kept overdelete_plan = kept_if(base_rows, "overdelete");
-    overdelete_plan.lookups = true;
     const uint64 deleted =
-        keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, overdelete_plan);
+        keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, kept_if(base_rows, "overdelete", true));
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
@@ -931,9 +935,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // 3. insert what the new tuples derive
     LazySql insert;
     if (inserts || rederived > 0) insert = [&] { return dred::insert_query(rel, changed); };
-    Kept insert_plan = kept_if(base_rows + rederived, "insert");
-    insert_plan.lookups = true;
-    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, insert, InvalidSnapshot, 0, insert_plan);
+    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, insert, InvalidSnapshot, 0,
+                                        kept_if(base_rows + rederived, "insert", true));
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
     if (deleted > 0 || derived > 0)

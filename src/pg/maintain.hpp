@@ -42,7 +42,7 @@ public:
     bool valid = true;
     std::map<std::string, SPIPlanPtr> plans;  // by which bases changed
     // Whether DRed's small recursive steps are planned as index lookups
-    // (maintain.cpp, lookups_for): decided on the first one.
+    // (maintain.cpp, lookups_possible): decided on the first one.
     std::optional<bool> index_lookups;
 
     // Index of a base table in the model, or -1.
