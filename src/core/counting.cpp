@@ -286,6 +286,33 @@ std::string tracked_type(const CountingView& view, std::size_t k) {
     return has_extreme(view.partial[k].kind) ? view.columns[k].type : "integer";
 }
 
+// Aggregates over one argument share its partial state: W2's count, sum,
+// avg and max of abalance keep one count of non-NULL values and one sum.
+// Each part is kept by the first aggregate that has it, under its number:
+// __ivm_n<n>; __ivm_s<s> with a numeric sum's specials; __ivm_x<x> and
+// __ivm_xn<x> (a min, a max, a numeric sum's largest scale).
+struct Parts {
+    std::string n, s, x;
+    bool own_n = false, own_s = false, own_x = false;
+};
+Parts parts_of(const CountingView& view, std::size_t k) {
+    const Partial& p = view.partial[k];
+    auto argument = [&](std::size_t j) {
+        return view.partial[j].same_argument == Partial::own ? j : view.partial[j].same_argument;
+    };
+    // What a tracked part keeps: the least value, the greatest, or the largest scale.
+    auto tracked = [](const Partial& q) { return q.kind == Kind::Min ? 0 : q.kind == Kind::Max ? 1 : 2; };
+    auto first = [&](const auto& has) {
+        std::size_t j = 0;
+        while (j < k && !(argument(j) == argument(k) && has(view.partial[j]))) ++j;
+        return j;
+    };
+    const std::size_t n = first([](const Partial& q) { return has_argument(q.kind); });
+    const std::size_t s = first([](const Partial& q) { return has_sum(q.kind); });
+    const std::size_t x = first([&](const Partial& q) { return tracks(q) && tracked(q) == tracked(p); });
+    return {std::to_string(n + 1), std::to_string(s + 1), std::to_string(x + 1), n == k, s == k, x == k};
+}
+
 // Numeric sums count NaN and the infinities apart from the finite sum.
 struct Special {
     const char* column;  // in the storage
@@ -328,10 +355,13 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (!has_argument(view.partial[k].kind)) continue;
         const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
-        sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint AS __ivm_dn" + n);
-        nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
+        const Parts parts = parts_of(view, k);
+        if (parts.own_n) {
+            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint AS __ivm_dn" + n);
+            nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
+        }
         const Partial& p = view.partial[k];
-        if (tracks(p)) {
+        if (tracks(p) && parts.own_x) {
             // The extremes of what came and of what went, and how many
             // derivations came and went at each (ties matter: the extreme goes
             // only with its last row); an update that changes a value leaves
@@ -351,7 +381,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             // As many rows came as went at the same extreme: it stands.
             nonzero.push_back(came + " IS DISTINCT FROM " + went + " OR " + came_n + sql::op("<>") + went_n);
         }
-        if (!has_sum(p.kind)) continue;
+        if (!has_sum(p.kind) || !parts.own_s) continue;
         if (!p.numeric) {
             const std::string product = arg + (p.narrow ? "::bigint" : "::numeric") + sql::op("*") + "__ivm_cnt";
             sums.push_back("pg_catalog.sum(" + product + ")::numeric AS __ivm_ds" + n);
@@ -382,21 +412,30 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
 std::vector<std::string> partial_outputs(const CountingView& view) {
     std::vector<std::string> out;
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        const std::string n = "__ivm_m.__ivm_n" + std::to_string(k + 1), sum = "__ivm_m.__ivm_s" + std::to_string(k + 1);
+        if (view.partial[k].kind == Kind::Key) {
+            out.push_back("__ivm_m.__ivm_gk" + std::to_string(view.partial[k].key + 1));
+            continue;
+        }
+        if (view.partial[k].kind == Kind::CountStar) {
+            out.push_back("__ivm_m.__ivm_n");
+            continue;
+        }
+        const Parts parts = parts_of(view, k);
+        const std::string n = "__ivm_m.__ivm_n" + parts.n, sum = "__ivm_m.__ivm_s" + parts.s;
         const std::string type = view.columns[k].type;
         switch (view.partial[k].kind) {
-            case Kind::Key: out.push_back("__ivm_m.__ivm_gk" + std::to_string(view.partial[k].key + 1)); break;
-            case Kind::CountStar: out.push_back("__ivm_m.__ivm_n"); break;
+            case Kind::Key:
+            case Kind::CountStar: break;  // above
             case Kind::Count: out.push_back(n); break;
             case Kind::Sum:
             case Kind::Avg: {
                 std::string value = view.partial[k].numeric
-                                        ? "pg_catalog.round(" + sum + ", COALESCE(__ivm_m.__ivm_x" + std::to_string(k + 1) + ", 0))"
+                                        ? "pg_catalog.round(" + sum + ", COALESCE(__ivm_m.__ivm_x" + parts.x + ", 0))"
                                         : sum;
                 if (view.partial[k].kind == Kind::Avg) value = "(" + value + sql::op("/") + n + "::numeric)";
                 if (view.partial[k].numeric) {
                     // As PostgreSQL: NaN wins, and infinities of both signs make NaN.
-                    const std::string c = std::to_string(k + 1), gt0 = sql::op(">") + "0";
+                    const std::string c = parts.s, gt0 = sql::op(">") + "0";
                     value = "CASE WHEN __ivm_m.__ivm_nan" + c + gt0 + " OR (__ivm_m.__ivm_pinf" + c + gt0 +
                             " AND __ivm_m.__ivm_ninf" + c + gt0 + ") THEN 'NaN'::numeric WHEN __ivm_m.__ivm_pinf" + c + gt0 +
                             " THEN 'Infinity'::numeric WHEN __ivm_m.__ivm_ninf" + c + gt0 + " THEN '-Infinity'::numeric ELSE " +
@@ -406,7 +445,7 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
                 break;
             }
             case Kind::Min:
-            case Kind::Max: out.push_back("__ivm_m.__ivm_x" + std::to_string(k + 1)); break;
+            case Kind::Max: out.push_back("__ivm_m.__ivm_x" + parts.x); break;
         }
     }
     return out;
@@ -415,8 +454,8 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
 // A group of `q` left without the extreme of aggregate k: it has values,
 // but no row known at it.  The merge writes such groups so, and
 // extremes_statement finds them by it in the storage.
-std::string without_extreme(const std::string& q, const std::string& k) {
-    return "(" + q + ".__ivm_n" + k + sql::op(">") + "0 AND " + q + ".__ivm_xn" + k + sql::op("<=") + "0)";
+std::string without_extreme(const std::string& q, const Parts& parts) {
+    return "(" + q + ".__ivm_n" + parts.n + sql::op(">") + "0 AND " + q + ".__ivm_xn" + parts.x + sql::op("<=") + "0)";
 }
 
 // The extreme of each tracked aggregate, and how many rows hold it, from
@@ -427,16 +466,18 @@ std::vector<std::string> extreme_columns(const CountingView& view, bool recomput
     std::vector<std::string> out;
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (!tracks(view.partial[k])) continue;
-        const std::string n = std::to_string(k + 1);
+        const Parts parts = parts_of(view, k);
+        if (!parts.own_x) continue;
+        const std::string n = parts.x, none_left = "__ivm_p.__ivm_n" + parts.n + sql::op("=") + "0";
         const std::string lost = "__ivm_p.__ivm_cxn" + n + sql::op("<=") + "0";
         auto recomputed = [&](const std::string& column, const char* none) {
             if (!recompute) return std::string(none);
             return "(SELECT __ivm_f." + column + " FROM __ivm_f WHERE " +
                    tuples::same(view.group_keys, "__ivm_f", tuples::Key::Computed, "__ivm_p", tuples::Key::Computed) + ")";
         };
-        out.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN NULL WHEN " + lost + " THEN " +
+        out.push_back("CASE WHEN " + none_left + " THEN NULL WHEN " + lost + " THEN " +
                       recomputed("__ivm_dx" + n, "NULL") + " ELSE __ivm_p.__ivm_cx" + n + " END AS __ivm_x" + n);
-        out.push_back("CASE WHEN __ivm_p.__ivm_n" + n + sql::op("=") + "0 THEN 0 WHEN " + lost + " THEN " +
+        out.push_back("CASE WHEN " + none_left + " THEN 0 WHEN " + lost + " THEN " +
                       recomputed("__ivm_dxn" + n, "0") + " ELSE __ivm_p.__ivm_cxn" + n + " END AS __ivm_xn" + n);
     }
     return out;
@@ -451,8 +492,10 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
         const Kind kind = view.partial[k].kind;
         if (!has_argument(kind)) continue;
         const std::string n = std::to_string(k + 1);
-        const bool sum = has_sum(kind);
-        state.push_back("COALESCE(__ivm_s.__ivm_n" + n + ", 0)" + sql::op("+") + "__ivm_d.__ivm_dn" + n + " AS __ivm_n" + n);
+        const Parts parts = parts_of(view, k);
+        const bool sum = has_sum(kind) && parts.own_s, tracked = tracks(view.partial[k]) && parts.own_x;
+        if (parts.own_n)
+            state.push_back("COALESCE(__ivm_s.__ivm_n" + n + ", 0)" + sql::op("+") + "__ivm_d.__ivm_dn" + n + " AS __ivm_n" + n);
         if (sum)
             state.push_back("COALESCE(__ivm_s.__ivm_s" + n + ", 0)" + sql::op("+") + "COALESCE(__ivm_d.__ivm_ds" + n +
                             ", 0) AS __ivm_s" + n);
@@ -465,7 +508,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
                 state_names.push_back(c);
                 sets.push_back(c + " = __ivm_m." + c);
             }
-        if (tracks(view.partial[k])) {
+        if (tracked) {
             // The stored extreme and how many rows hold it: a value beyond
             // it replaces it, one equal to it adds to its rows, rows at it
             // that go take from them.
@@ -479,11 +522,12 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
             state.push_back("CASE WHEN " + beyond + " THEN " + came_n + " WHEN " + came + sql::op("=") + x + " THEN " + xn +
                             sql::op("+") + came_n + sql::op("-") + gone_at_x + " ELSE " + xn + sql::op("-") + gone_at_x +
                             " END AS __ivm_cxn" + n);
-            stale.push_back(without_extreme("__ivm_m", n));
+            stale.push_back(without_extreme("__ivm_m", parts));
         }
         for (const char* c : {"__ivm_n", "__ivm_s", "__ivm_x", "__ivm_xn"}) {
+            if (!parts.own_n && std::string(c) == "__ivm_n") continue;
             if (!sum && std::string(c) == "__ivm_s") continue;
-            if (!tracks(view.partial[k]) && (std::string(c) == "__ivm_x" || std::string(c) == "__ivm_xn")) continue;
+            if (!tracked && (std::string(c) == "__ivm_x" || std::string(c) == "__ivm_xn")) continue;
             state_columns.push_back(c + n);
             state_names.push_back(c + n);
             sets.push_back(c + n + " = __ivm_m." + c + n);
@@ -675,17 +719,19 @@ std::string extremes_statement(const CountingView& view) {
         const Partial& p = view.partial[k];
         if (!has_argument(p.kind)) continue;
         const std::string n = std::to_string(k + 1);
-        state.push_back("__ivm_s.__ivm_n" + n);
-        if (has_sum(p.kind)) state.push_back("__ivm_s.__ivm_s" + n);
-        if (has_sum(p.kind) && p.numeric)
+        const Parts parts = parts_of(view, k);
+        if (parts.own_n) state.push_back("__ivm_s.__ivm_n" + n);
+        if (has_sum(p.kind) && parts.own_s) state.push_back("__ivm_s.__ivm_s" + n);
+        if (has_sum(p.kind) && p.numeric && parts.own_s)
             for (const Special& sp : specials) state.push_back("__ivm_s." + std::string(sp.column) + n);
         if (!tracks(p)) continue;
+        sets.push_back(view.columns[k].name + " = " + outputs[k]);  // also where the state is another's
+        if (!parts.own_x) continue;
         state.push_back("__ivm_s.__ivm_x" + n + " AS __ivm_cx" + n);
         state.push_back("__ivm_s.__ivm_xn" + n + " AS __ivm_cxn" + n);  // NOT NULL in the storage
-        stale.push_back(without_extreme("__ivm_s", n));
+        stale.push_back(without_extreme("__ivm_s", parts));
         sets.push_back("__ivm_x" + n + " = __ivm_m.__ivm_x" + n);
         sets.push_back("__ivm_xn" + n + " = __ivm_m.__ivm_xn" + n);
-        sets.push_back(view.columns[k].name + " = " + outputs[k]);
     }
     if (stale.empty()) return "";
     // The partial state of those groups recomputed from their rows as they are now.
@@ -815,13 +861,15 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     columns += ", __ivm_count bigint NOT NULL";
     for (int a = 0; a < view.arms; ++a) columns += ", " + arm_column("__ivm_arm", a) + " bigint NOT NULL";
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        if (has_argument(view.partial[k].kind)) columns += ", __ivm_n" + std::to_string(k + 1) + " bigint NOT NULL";
-        if (has_sum(view.partial[k].kind)) columns += ", __ivm_s" + std::to_string(k + 1) + " numeric";
-        if (tracks(view.partial[k]))
-            columns += ", __ivm_x" + std::to_string(k + 1) + " " + tracked_type(view, k) + ", __ivm_xn" +
-                       std::to_string(k + 1) + " bigint NOT NULL";
-        if (has_sum(view.partial[k].kind) && view.partial[k].numeric)
-            for (const Special& sp : specials) columns += std::string(", ") + sp.column + std::to_string(k + 1) + " bigint NOT NULL";
+        if (!has_argument(view.partial[k].kind)) continue;
+        const Parts parts = parts_of(view, k);
+        const std::string n = std::to_string(k + 1);
+        if (parts.own_n) columns += ", __ivm_n" + n + " bigint NOT NULL";
+        if (has_sum(view.partial[k].kind) && parts.own_s) columns += ", __ivm_s" + n + " numeric";
+        if (tracks(view.partial[k]) && parts.own_x)
+            columns += ", __ivm_x" + n + " " + tracked_type(view, k) + ", __ivm_xn" + n + " bigint NOT NULL";
+        if (has_sum(view.partial[k].kind) && view.partial[k].numeric && parts.own_s)
+            for (const Special& sp : specials) columns += std::string(", ") + sp.column + n + " bigint NOT NULL";
     }
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(keyed_columns(view), "");

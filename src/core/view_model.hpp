@@ -125,6 +125,11 @@ struct CountingView {
         // Sum, Avg over smallint or integer: a value times its count fits a
         // bigint, whose sum PostgreSQL accumulates faster than numeric's.
         bool narrow = false;
+        // The first output column whose aggregate has an argument equal to
+        // this one's (none: its own).  Aggregates over one argument share
+        // the parts of its partial state they have in common.
+        static constexpr std::size_t own = static_cast<std::size_t>(-1);
+        std::size_t same_argument = own;
     };
     std::vector<Partial> partial;  // one per output column; empty: recompute groups
 };

@@ -535,6 +535,11 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
             }
         }
         if (!ok) return {};
+        for (std::size_t j = 0; j < arguments.size() && argument != nullptr; ++j)
+            if (arguments[j] != nullptr && call([&] { return equal(argument, arguments[j]); })) {
+                p.same_argument = j;
+                break;
+            }
         partial.push_back(p);
         arguments.push_back(p.kind == Kind::Key || p.kind == Kind::CountStar ? nullptr : argument);
     }

@@ -215,7 +215,7 @@ TEST(CountingPartial, MaxKeepsItsValueAndHowManyRowsHoldIt) {
                        "OPERATOR(pg_catalog.<=) 0)), __ivm_f AS"),
               std::string::npos);
     EXPECT_NE(fix.find("THEN (SELECT __ivm_f.__ivm_dx3 FROM __ivm_f WHERE"), std::string::npos);
-    EXPECT_NE(fix.find("SET __ivm_x3 = __ivm_m.__ivm_x3, __ivm_xn3 = __ivm_m.__ivm_xn3, top = __ivm_m.__ivm_x3"),
+    EXPECT_NE(fix.find("SET top = __ivm_m.__ivm_x3, __ivm_x3 = __ivm_m.__ivm_x3, __ivm_xn3 = __ivm_m.__ivm_xn3"),
               std::string::npos);
     auto ddl = ivm::counting::storage_ddl(v, "public.m__ivm_query");
     EXPECT_NE(ddl[0].find("__ivm_x3 integer, __ivm_xn3 bigint NOT NULL"), std::string::npos);
@@ -233,6 +233,39 @@ TEST(CountingPartial, IntegerSumsInBigintNumericOtherwise) {
               std::string::npos);
     EXPECT_NE(sql.find("pg_catalog.sum(__ivm_arg5::numeric OPERATOR(pg_catalog.*) __ivm_cnt)::numeric AS __ivm_ds5"),
               std::string::npos);
+}
+
+// SELECT g, count(*), max(x), sum(x), avg(x), max(x), sum(y): the aggregates
+// over x share its count of non-NULL values, its sum and its maximum.
+TEST(CountingPartial, OneArgumentOneState) {
+    using Kind = CountingView::Partial::Kind;
+    CountingView v = extreme_view(true);
+    for (const char* name : {"total", "mean", "top2", "other"})
+        v.columns.push_back({name, "OPERATOR(pg_catalog.=)", true, "bigint"});
+    for (Kind kind : {Kind::Sum, Kind::Avg, Kind::Max}) {
+        v.partial.push_back({kind, 0});
+        v.partial.back().narrow = true;
+        v.partial.back().same_argument = 2;  // max(x), the third output column
+    }
+    v.partial.push_back({Kind::Sum, 0});  // over another argument
+    v.partial.back().narrow = true;
+    const std::string ddl = ivm::counting::storage_ddl(v, "public.m__ivm_query")[0];
+    EXPECT_NE(ddl.find("__ivm_count bigint NOT NULL, __ivm_n3 bigint NOT NULL, __ivm_x3 integer, __ivm_xn3 bigint NOT "
+                       "NULL, __ivm_s4 numeric, __ivm_n7 bigint NOT NULL, __ivm_s7 numeric, __ivm_key"),
+              std::string::npos)
+        << ddl;
+    const std::string sql = ivm::counting::merge_statement(v, ivm::counting::delta_query(v, {true}));
+    for (const char* shared : {"__ivm_dn4", "__ivm_dn5", "__ivm_ds5", "__ivm_dn6", "__ivm_dx6", "__ivm_n5 ="})
+        EXPECT_EQ(sql.find(shared), std::string::npos) << shared;
+    // avg(x) from the sum and count max(x) and sum(x) keep; the second max is the first
+    EXPECT_NE(sql.find("mean = CASE WHEN __ivm_m.__ivm_n3 OPERATOR(pg_catalog.>) 0 THEN ((__ivm_m.__ivm_s4 "
+                       "OPERATOR(pg_catalog./) __ivm_m.__ivm_n3::numeric))::bigint END, top2 = __ivm_m.__ivm_x3"),
+              std::string::npos);
+    // the recompute of a lost maximum writes both columns that show it
+    const std::string fix = ivm::counting::extremes_statement(v);
+    EXPECT_NE(fix.find("top = __ivm_m.__ivm_x3"), std::string::npos);
+    EXPECT_NE(fix.find("top2 = __ivm_m.__ivm_x3"), std::string::npos);
+    EXPECT_EQ(fix.find("__ivm_x6"), std::string::npos);
 }
 
 TEST(CountingPartial, WithoutGroupByTheOneRowStays) {
