@@ -151,6 +151,23 @@ bool shown_in(const UniqueKey& key, int rtindex, Query* q) {
     return true;
 }
 
+// The recursive relation (a reference to the WITH RECURSIVE query) is a
+// set: all of its columns are a unique key, under each type's equality
+// (which UNION and DRed tell its tuples apart by).  None for a type
+// without a B-tree equality.
+std::vector<UniqueKey> set_key(const RangeTblEntry* cte) {
+    UniqueKey key;
+    AttrNumber attno = 0;
+    ListCell *type, *collation;
+    forboth (type, cte->coltypes, collation, cte->colcollations) {
+        const Oid t = lfirst_oid(type);
+        const Oid opfamily = call([&] { return lookup_type_cache(t, TYPECACHE_BTREE_OPFAMILY)->btree_opf; });
+        if (!OidIsValid(opfamily)) return {};
+        key.push_back({++attno, opfamily, lfirst_oid(collation)});
+    }
+    return {key};
+}
+
 }  // namespace
 
 bool attribute_not_null(Oid relid, AttrNumber attno) {
@@ -194,6 +211,10 @@ std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurren
         const Occurrence& o = occurrences[i];
         if (o.owner != q || o.role != Source::Role::Linear || !sources[i].multiplicity.empty()) return keying;
         RangeTblEntry* rte = rt_fetch(o.rtindex, q->rtable);
+        if (rte->rtekind == RTE_CTE) {  // the recursive relation (analyze.cpp, block_sources)
+            keys.push_back(set_key(rte));
+            continue;
+        }
         if (rte->rtekind != RTE_RELATION) return keying;
         const Oid relid = rte->relid;
         const char kind = call([&] { return get_rel_relkind(relid); });
