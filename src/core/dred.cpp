@@ -189,12 +189,13 @@ std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once, bo
            tuples::same(r.columns, "__ivm_i", Key::Stored, "__ivm_d", Key::Stored) +
            ")), __ivm_gone AS (" + tuples::delete_stored(r.storage, r.columns, "__ivm_g", !deletes_at_once) +
            " RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
-           tuples::columns(r.columns, "__ivm_i") + " FROM " + inserted_relation +
+           tuples::columns(r.columns, "__ivm_i") + " FROM (SELECT __ivm_n.* FROM " + inserted_relation +
            // An over-deleted tuple found again stays in R: only the others are
-           // looked up (an edge with another path re-derives thousands).
-           " __ivm_i WHERE NOT EXISTS (SELECT 1 FROM " + deleted_relation + " __ivm_d WHERE " +
-           tuples::same(r.columns, "__ivm_d", Key::Stored, "__ivm_i", Key::Stored) +
-           ") AND NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_t WHERE " +
+           // looked up (an edge with another path re-derives thousands), after
+           // the anti-join (OFFSET 0: else the lookup filters the scan below it).
+           " __ivm_n WHERE NOT EXISTS (SELECT 1 FROM " + deleted_relation + " __ivm_d WHERE " +
+           tuples::same(r.columns, "__ivm_d", Key::Stored, "__ivm_n", Key::Stored) + ")" +
+           (inserts_at_once ? "" : " OFFSET 0") + ") __ivm_i WHERE NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_t WHERE " +
            tuples::same(r.columns, "__ivm_t", Key::Stored, "__ivm_i", Key::Stored) +
            // OFFSET 0: no anti-join, which the planner would rather hash all of R for
            (inserts_at_once ? "" : " OFFSET 0") + ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "

@@ -119,14 +119,16 @@ TEST(DRedStorage, OtherColumnsOneIndexEach) {
 // planner, left to itself, hashes all of R), or in one pass when many.
 TEST(DRedApply, DerivedTuplesLookedUpOneByOneUnlessMany) {
     const std::string one_by_one = ivm::dred::apply_statement(closure(true));
-    EXPECT_NE(one_by_one.find(") AND NOT EXISTS (SELECT 1 FROM public.tc__ivm_rec __ivm_t WHERE "
-                              "__ivm_t.__ivm_key OPERATOR(pg_catalog.=) __ivm_i.__ivm_key"),
-              std::string::npos);
     // an over-deleted tuple found again is known to be in R: not looked up
-    EXPECT_NE(one_by_one.find("__ivm_i WHERE NOT EXISTS (SELECT 1 FROM ivm_dred_deleted __ivm_d WHERE "
-                              "__ivm_d.__ivm_key OPERATOR(pg_catalog.=) __ivm_i.__ivm_key"),
+    // (set apart first, below a fence the lookup cannot be pushed under)
+    const std::size_t known = one_by_one.find("__ivm_n WHERE NOT EXISTS (SELECT 1 FROM ivm_dred_deleted __ivm_d WHERE "
+                                              "__ivm_d.__ivm_key OPERATOR(pg_catalog.=) __ivm_n.__ivm_key");
+    ASSERT_NE(known, std::string::npos);
+    EXPECT_NE(one_by_one.find(" OFFSET 0) __ivm_i WHERE NOT EXISTS (SELECT 1 FROM public.tc__ivm_rec __ivm_t WHERE "
+                              "__ivm_t.__ivm_key OPERATOR(pg_catalog.=) __ivm_i.__ivm_key",
+                              known),
               std::string::npos);
-    EXPECT_EQ(occurrences(one_by_one, " OFFSET 0)"), 1u);
+    EXPECT_EQ(occurrences(one_by_one, " OFFSET 0)"), 2u);
     const std::string at_once = ivm::dred::apply_statement(closure(true), false, true);
     EXPECT_EQ(at_once.find("OFFSET 0"), std::string::npos);
 }
