@@ -208,15 +208,17 @@ double generic_plan_cost(SPIPlanPtr plan, bool saved) {
 
 // A merge of a change this small runs a plan made with prefer_lookups.
 // Given a delta of a row or two and a small storage (W2's 100 groups), the
-// planner prices a sequential scan and a hash join below index and TID
-// lookups, but starting the hash joins up costs more than the lookups do:
-// W2's one-row UPDATE 0.118 -> 0.087 ms in-server (three alternations);
-// at 100 transition rows the two plans were even.
+// planner prices a sequential scan and three hash joins below index and
+// TID lookups, but starting the hash joins up costs more than the lookups
+// do: W2's one-row merge under EXPLAIN ANALYZE 0.174 -> 0.089 ms (whole
+// one-row UPDATEs, two builds alternated, moved less than this machine's
+// noise); from 50 transition rows on the usual plan was as fast or faster.
 constexpr double lookup_delta_rows = 20;
 
 // The kept plan of `generate`'s statement made with prefer_lookups (its
-// generic plan made now, while the settings are in force), or null when it
-// needs a way they price out (a base without an index to look up): the
+// generic plan made now, while the settings are in force; an invalidation
+// the runtime does not see would have it replanned as usual), or null when
+// it needs a way they price out (a base without an index to look up): the
 // usual plan then serves.  Kept under `key` either way.
 SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
     auto it = view.plans.find(key);
