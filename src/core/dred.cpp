@@ -107,17 +107,18 @@ std::string self_term(const RecursiveRelation& r) {
 // The over-deleted tuples are matched by key alone, a set the planner can
 // hash (under OR it cannot anti-join them; a correlated lookup scans them
 // for every candidate).  A key shared by a tuple still in R only makes it
-// derived again: the apply step inserts nothing stored.  The over-deleted
-// set is asked first (PostgreSQL evaluates an OR's arms in order): the
-// thousands of over-deleted tuples a heavy W3 delete derives again then
-// skip their probe of R.
+// derived again: the apply step inserts nothing stored.  The hashed
+// over-deleted keys are asked first (PostgreSQL evaluates an OR's arms in
+// order): the thousands of over-deleted tuples a heavy W3 delete derives
+// again then skip their probe of R.  Without a key the over-deleted set is
+// scanned for each tuple, after R.
 std::string unknown(const RecursiveRelation& r, const std::string& q) {
     const std::string key = tuples::key(r.columns, q);
-    return "(" +
-           (key.empty() ? "NOT " + not_deleted(r, q)
-                        : key + " IN (SELECT __ivm_x.__ivm_key FROM " + std::string(deleted_relation) + " __ivm_x)") +
-           " OR NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_k WHERE " +
-           tuples::same(r.columns, "__ivm_k", Key::Stored, q, Key::Computed) + "))";
+    const std::string not_in_r = "NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_k WHERE " +
+                                 tuples::same(r.columns, "__ivm_k", Key::Stored, q, Key::Computed) + ")";
+    if (key.empty()) return "(" + not_in_r + " OR NOT " + not_deleted(r, q) + ")";
+    return "(" + key + " IN (SELECT __ivm_x.__ivm_key FROM " + std::string(deleted_relation) + " __ivm_x) OR " +
+           not_in_r + ")";
 }
 
 // A recursive CTE named after R's placeholder in the recursive rule, so the
