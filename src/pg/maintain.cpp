@@ -229,14 +229,18 @@ SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const st
     SPIPlanPtr plan = call([&] {
         SPIPlanPtr p = prepare(text);
         SPI_keepplan(p);
-        const double cost = generic_plan_cost(p, true);
-        AtEOXact_GUC(false, level);
-        if (cost < disable_cost) return p;
-        SPI_freeplan(p);
-        return SPIPlanPtr(nullptr);
+        return p;
     });
-    view.plans.emplace(key, plan);
-    return plan;
+    view.plans[key] = plan;  // freed with the others, should planning it fail
+    const double cost = call([&] {
+        const double total = generic_plan_cost(plan, true);
+        AtEOXact_GUC(false, level);
+        return total;
+    });
+    if (cost < disable_cost) return plan;
+    call([&] { SPI_freeplan(plan); });
+    view.plans[key] = nullptr;
+    return nullptr;
 }
 
 // The rows of a table now, as the planner estimates them: its tuple density
