@@ -290,7 +290,8 @@ std::string tracked_type(const CountingView& view, std::size_t k) {
 // avg and max of abalance keep one count of non-NULL values and one sum.
 // Each part is kept by the first aggregate that has it, under its number:
 // __ivm_n<n>; __ivm_s<s> with a numeric sum's specials; __ivm_x<x> and
-// __ivm_xn<x> (a min, a max, a numeric sum's largest scale).
+// __ivm_xn<x> (a min, a max, a numeric sum's largest scale).  An
+// aggregate owns a part only if it has that part at all.
 struct Parts {
     std::string n, s, x;
     bool own_n = false, own_s = false, own_x = false;
@@ -310,7 +311,8 @@ Parts parts_of(const CountingView& view, std::size_t k) {
     const std::size_t n = first([](const Partial& q) { return has_argument(q.kind); });
     const std::size_t s = first([](const Partial& q) { return has_sum(q.kind); });
     const std::size_t x = first([&](const Partial& q) { return tracks(q) && tracked(q) == tracked(p); });
-    return {std::to_string(n + 1), std::to_string(s + 1), std::to_string(x + 1), n == k, s == k, x == k};
+    return {std::to_string(n + 1), std::to_string(s + 1), std::to_string(x + 1),
+            n == k && has_argument(p.kind), s == k && has_sum(p.kind), x == k && tracks(p)};
 }
 
 // Numeric sums count NaN and the infinities apart from the finite sum.
@@ -361,7 +363,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
         }
         const Partial& p = view.partial[k];
-        if (tracks(p) && parts.own_x) {
+        if (parts.own_x) {
             // The extremes of what came and of what went, and how many
             // derivations came and went at each (ties matter: the extreme goes
             // only with its last row); an update that changes a value leaves
@@ -381,7 +383,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             // As many rows came as went at the same extreme: it stands.
             nonzero.push_back(came + " IS DISTINCT FROM " + went + " OR " + came_n + sql::op("<>") + went_n);
         }
-        if (!has_sum(p.kind) || !parts.own_s) continue;
+        if (!parts.own_s) continue;
         if (!p.numeric) {
             const std::string product = arg + (p.narrow ? "::bigint" : "::numeric") + sql::op("*") + "__ivm_cnt";
             sums.push_back("pg_catalog.sum(" + product + ")::numeric AS __ivm_ds" + n);
@@ -412,20 +414,12 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
 std::vector<std::string> partial_outputs(const CountingView& view) {
     std::vector<std::string> out;
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        if (view.partial[k].kind == Kind::Key) {
-            out.push_back("__ivm_m.__ivm_gk" + std::to_string(view.partial[k].key + 1));
-            continue;
-        }
-        if (view.partial[k].kind == Kind::CountStar) {
-            out.push_back("__ivm_m.__ivm_n");
-            continue;
-        }
         const Parts parts = parts_of(view, k);
         const std::string n = "__ivm_m.__ivm_n" + parts.n, sum = "__ivm_m.__ivm_s" + parts.s;
         const std::string type = view.columns[k].type;
         switch (view.partial[k].kind) {
-            case Kind::Key:
-            case Kind::CountStar: break;  // above
+            case Kind::Key: out.push_back("__ivm_m.__ivm_gk" + std::to_string(view.partial[k].key + 1)); break;
+            case Kind::CountStar: out.push_back("__ivm_m.__ivm_n"); break;
             case Kind::Count: out.push_back(n); break;
             case Kind::Sum:
             case Kind::Avg: {
@@ -465,7 +459,6 @@ std::string without_extreme(const std::string& q, const Parts& parts) {
 std::vector<std::string> extreme_columns(const CountingView& view, bool recompute) {
     std::vector<std::string> out;
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        if (!tracks(view.partial[k])) continue;
         const Parts parts = parts_of(view, k);
         if (!parts.own_x) continue;
         const std::string n = parts.x, none_left = "__ivm_p.__ivm_n" + parts.n + sql::op("=") + "0";
@@ -493,7 +486,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
         if (!has_argument(kind)) continue;
         const std::string n = std::to_string(k + 1);
         const Parts parts = parts_of(view, k);
-        const bool sum = has_sum(kind) && parts.own_s, tracked = tracks(view.partial[k]) && parts.own_x;
+        const bool sum = parts.own_s, tracked = parts.own_x;
         if (parts.own_n)
             state.push_back("COALESCE(__ivm_s.__ivm_n" + n + ", 0)" + sql::op("+") + "__ivm_d.__ivm_dn" + n + " AS __ivm_n" + n);
         if (sum)
@@ -721,8 +714,8 @@ std::string extremes_statement(const CountingView& view) {
         const std::string n = std::to_string(k + 1);
         const Parts parts = parts_of(view, k);
         if (parts.own_n) state.push_back("__ivm_s.__ivm_n" + n);
-        if (has_sum(p.kind) && parts.own_s) state.push_back("__ivm_s.__ivm_s" + n);
-        if (has_sum(p.kind) && p.numeric && parts.own_s)
+        if (parts.own_s) state.push_back("__ivm_s.__ivm_s" + n);
+        if (parts.own_s && p.numeric)
             for (const Special& sp : specials) state.push_back("__ivm_s." + std::string(sp.column) + n);
         if (!tracks(p)) continue;
         sets.push_back(view.columns[k].name + " = " + outputs[k]);  // also where the state is another's
@@ -865,10 +858,9 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
         const Parts parts = parts_of(view, k);
         const std::string n = std::to_string(k + 1);
         if (parts.own_n) columns += ", __ivm_n" + n + " bigint NOT NULL";
-        if (has_sum(view.partial[k].kind) && parts.own_s) columns += ", __ivm_s" + n + " numeric";
-        if (tracks(view.partial[k]) && parts.own_x)
-            columns += ", __ivm_x" + n + " " + tracked_type(view, k) + ", __ivm_xn" + n + " bigint NOT NULL";
-        if (has_sum(view.partial[k].kind) && view.partial[k].numeric && parts.own_s)
+        if (parts.own_s) columns += ", __ivm_s" + n + " numeric";
+        if (parts.own_x) columns += ", __ivm_x" + n + " " + tracked_type(view, k) + ", __ivm_xn" + n + " bigint NOT NULL";
+        if (parts.own_s && view.partial[k].numeric)
             for (const Special& sp : specials) columns += std::string(", ") + sp.column + n + " bigint NOT NULL";
     }
     // An aggregate view's rows are found by their group.
