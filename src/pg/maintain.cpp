@@ -223,15 +223,8 @@ constexpr double lookup_delta_rows = 20;
 SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
     auto it = view.plans.find(key);
     if (it != view.plans.end()) return it->second;
-    const std::string sql = generate();
-    const char* text = sql.c_str();
     const int level = prefer_lookups();
-    SPIPlanPtr plan = call([&] {
-        SPIPlanPtr p = prepare(text);
-        SPI_keepplan(p);
-        return p;
-    });
-    view.plans[key] = plan;  // freed with the others, should planning it fail
+    SPIPlanPtr plan = kept_plan(view, key, generate);  // in the map: freed with the others, should planning it fail
     const double cost = call([&] {
         const double total = generic_plan_cost(plan, true);
         AtEOXact_GUC(false, level);
