@@ -102,6 +102,11 @@ INSERT INTO kd VALUES (6, 'd6');
 SELECT looked_up('k_join') AS k_join, looked_up('k_twice') AS k_twice, looked_up('k_fanout') AS k_fanout;
 COMMIT;
 SELECT all_checked();
+-- the storage key is led by the first integer column (id): new ids go to the
+-- right end of its index; its low 24 bits are a hash of the tuple
+SELECT count(*) AS stored, count(*) FILTER (WHERE __ivm_key >> 24 = id) AS led_by_id,
+       count(*) FILTER (WHERE __ivm_key & 16777215 = hash_record_extended(ROW(id, v, name), 0) & 16777215) AS hashed
+  FROM k_join__ivm_data;
 -- updates of either table: deleted, then inserted
 UPDATE kd SET name = 'e' || k WHERE k % 2 = 0;
 SELECT all_checked();

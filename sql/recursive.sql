@@ -7,6 +7,11 @@ SELECT ivm.create_view('closure',
   'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, y FROM tc');
 SELECT name, algorithm, base_relations FROM ivm.views;
 SELECT * FROM closure ORDER BY x, y;
+-- the view's key is led by its first integer column; the recursive
+-- relation's is the plain hash of its tuple
+SELECT count(*) FILTER (WHERE __ivm_key >> 24 = x) = count(*) AS view_led_by_x FROM closure__ivm_data;
+SELECT count(*) FILTER (WHERE __ivm_key = hash_record_extended(ROW(x, y), 0)) = count(*) AS relation_plain_hash
+  FROM closure__ivm_rec;
 -- a tuple with two derivations survives losing one of them
 DELETE FROM edge WHERE src = 1 AND dst = 3;
 SELECT * FROM closure ORDER BY x, y;

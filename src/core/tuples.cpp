@@ -12,10 +12,27 @@ std::string columns(const std::vector<Column>& cols, const std::string& qualifie
 
 std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     std::vector<std::string> keyed;
-    for (const Column& c : cols)
-        if (c.hashable) keyed.push_back(qualifier.empty() ? c.name : qualifier + "." + c.name);
+    const Column* lead = nullptr;
+    for (const Column& c : cols) {
+        if (!c.hashable) continue;
+        keyed.push_back(qualifier.empty() ? c.name : qualifier + "." + c.name);
+        if (lead == nullptr && c.leads_key) lead = &c;
+    }
     if (keyed.empty()) return {};
-    return "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
+    const std::string hash = "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
+    if (lead == nullptr) return hash;
+    // An integer column leads (a counting view's first): a storage that
+    // gets its tuples in that column's order (new ids, a serial) adds them
+    // at the right end of its key index, as the base table's own key index
+    // does, instead of all over it (W4's 100,000 new accounts: 315 instead
+    // of 564 ms into a 1,000,000-row storage).  A value beyond 2^39 only
+    // wraps the order; equal keys are told apart by the columns, as hash
+    // collisions are.  DRed's relations keep the plain hash: led by their
+    // first column, deleting and re-inserting each of W3's edges took 5-12%
+    // longer.
+    const std::string value = qualifier.empty() ? lead->name : qualifier + "." + lead->name;
+    return "((COALESCE(" + value + "::bigint, 0)" + sql::op("<<") + "24)" + sql::op("|") + "(" + hash + sql::op("&") +
+           "16777215))";
 }
 
 std::string equal(const std::vector<Column>& cols, const std::string& a, const std::string& b) {

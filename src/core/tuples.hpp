@@ -12,8 +12,10 @@ namespace ivm::tuples {
 // "q.a, q.b" (or "a, b" without qualifier).
 std::string columns(const std::vector<Column>& cols, const std::string& qualifier);
 
-// The hash key of a tuple: hash_record_extended over its hashable columns,
-// or "" when it has none.  Storage tables keep it as __ivm_key (indexed).
+// The key of a tuple: hash_record_extended over its hashable columns, led
+// (in the high bits) by the value of the column marked leads_key if any;
+// "" when it has no hashable column.  Storage tables keep it as __ivm_key
+// (indexed).
 std::string key(const std::vector<Column>& cols, const std::string& qualifier);
 
 // How to find one side's key: its stored __ivm_key column, computed from

@@ -16,6 +16,7 @@ struct Column {
     bool hashable = true;  // has a hash function, so it is part of the storage key
     std::string type;      // SQL type with typmod and collation, e.g. varchar(10) COLLATE "C"
     bool not_null = false; // never NULL (a base column declared NOT NULL): plain = matches it
+    bool leads_key = false; // an integer whose value leads the storage key (tuples::key)
 };
 
 // One occurrence of a base relation in the FROM tree of a block.

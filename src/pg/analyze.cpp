@@ -328,6 +328,14 @@ AnalyzedView analyze_view(Oid query_view, const std::string& storage, const std:
 
 namespace {
 
+// A counting storage's key is led by the first integer column of its
+// tuples (or group keys): see tuples::key.
+void mark_key_lead(std::vector<Column>& cols, Oid type) {
+    const bool integer = type == INT2OID || type == INT4OID || type == INT8OID;
+    const bool led = std::any_of(cols.begin(), cols.end(), [](const Column& c) { return c.leads_key; });
+    cols.back().leads_key = integer && !led && cols.back().hashable;
+}
+
 Column make_column(const char* name, Oid type, int32 typmod, Oid collation, bool user_column = true) {
     if (user_column && std::string(name).rfind("__ivm_", 0) == 0)
         throw Error(sqlstate::duplicate_column, std::string("column name \"") + name + "\" is reserved by ivm");
@@ -563,6 +571,7 @@ void describe_aggregation(Query* q, const char* cte, CountingView& model) {
         Column c = make_column("group key", exprType(expr), exprTypmod(expr), exprCollation(expr), false);
         c.name = "__ivm_gk" + std::to_string(i + 1);
         model.group_keys.push_back(std::move(c));
+        mark_key_lead(model.group_keys, exprType(expr));
     }
     std::vector<Expr*> arguments = partial_state(q, keys, model);
     Query* inner = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
@@ -746,6 +755,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         if (te->resjunk) continue;
         Node* expr = reinterpret_cast<Node*>(te->expr);
         out.model.columns.push_back(make_column(te->resname, exprType(expr), exprTypmod(expr), exprCollation(expr)));
+        mark_key_lead(out.model.columns, exprType(expr));
         names.push_back(te->resname);
     }
     if (out.model.columns.empty()) throw unsupported("views without columns");

@@ -160,6 +160,23 @@ TEST(CountingMerge, UnhashableColumnsStayOutOfTheKey) {
     EXPECT_EQ(ddl[0].find("__ivm_key"), std::string::npos);
 }
 
+// New ids come in order: the key index takes them at its right end.
+TEST(CountingMerge, KeyLedByTheFirstIntegerColumn) {
+    CountingView v = join_view();
+    v.columns[1].leads_key = true;
+    std::string sql = ivm::counting::merge_statement(v, "SELECT 1");
+    EXPECT_NE(sql.find("SELECT __ivm_x.*, ((COALESCE(__ivm_x.c::bigint, 0) OPERATOR(pg_catalog.<<) 24) OPERATOR(pg_catalog.|) "
+                       "(pg_catalog.hash_record_extended(ROW(__ivm_x.a, __ivm_x.c), 0::bigint) OPERATOR(pg_catalog.&) "
+                       "16777215)) AS __ivm_h FROM (SELECT 1) __ivm_x ORDER BY __ivm_h"),
+              std::string::npos);
+    // a column that is not hashed does not lead
+    v.columns[1].hashable = false;
+    sql = ivm::counting::merge_statement(v, "SELECT 1");
+    EXPECT_EQ(sql.find("COALESCE(__ivm_x.c"), std::string::npos);
+    EXPECT_NE(sql.find("SELECT __ivm_x.*, pg_catalog.hash_record_extended(ROW(__ivm_x.a), 0::bigint) AS __ivm_h "),
+              std::string::npos);
+}
+
 TEST(CountingMerge, PerTupleLookupOnlyWithAKey) {
     using ivm::counting::Lookup;
     std::string sql = ivm::counting::merge_statement(join_view(), "SELECT 1", Lookup::PerTuple);
