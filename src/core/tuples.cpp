@@ -26,11 +26,10 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     // at the right end of its key index, as the base table's own key index
     // does, instead of all over it (100,000 new accounts into W4's
     // 1,000,000-row storage: 312 instead of 368 ms under EXPLAIN ANALYZE;
-    // whole statements about 5%).  A value beyond 2^39 only
-    // wraps the order; equal keys are told apart by the columns, as hash
-    // collisions are.  DRed's relations keep the plain hash: led by their
-    // first column, deleting and re-inserting each of W3's edges took 5-12%
-    // longer.
+    // whole statements about 5%).  A value beyond 2^39 only wraps the
+    // order; equal keys are told apart by the columns, as hash collisions
+    // are.  DRed's relations keep the plain hash: led by their first
+    // column, deleting and re-inserting each of W3's edges took 5-12% longer.
     const std::string value = qualifier.empty() ? lead->name : qualifier + "." + lead->name;
     return "((COALESCE(" + value + "::bigint, 0)" + sql::op("<<") + "24)" + sql::op("|") + "(" + hash + sql::op("&") +
            "16777215))";
