@@ -12,15 +12,15 @@ std::string columns(const std::vector<Column>& cols, const std::string& qualifie
 
 std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     std::vector<std::string> keyed;
-    const Column* lead = nullptr;
+    std::string lead;
     for (const Column& c : cols) {
         if (!c.hashable) continue;
         keyed.push_back(qualifier.empty() ? c.name : qualifier + "." + c.name);
-        if (lead == nullptr && c.leads_key) lead = &c;
+        if (lead.empty() && c.leads_key) lead = keyed.back();
     }
     if (keyed.empty()) return {};
     const std::string hash = "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
-    if (lead == nullptr) return hash;
+    if (lead.empty()) return hash;
     // An integer column leads (a counting view's first): a storage that
     // gets its tuples in that column's order (new ids, a serial) adds them
     // at the right end of its key index, as the base table's own key index
@@ -30,8 +30,7 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     // order; equal keys are told apart by the columns, as hash collisions
     // are.  DRed's relations keep the plain hash: led by their first
     // column, deleting and re-inserting each of W3's edges took 5-12% longer.
-    const std::string value = qualifier.empty() ? lead->name : qualifier + "." + lead->name;
-    return "((COALESCE(" + value + "::bigint, 0)" + sql::op("<<") + "24)" + sql::op("|") + "(" + hash + sql::op("&") +
+    return "((COALESCE(" + lead + "::bigint, 0)" + sql::op("<<") + "24)" + sql::op("|") + "(" + hash + sql::op("&") +
            "16777215))";
 }
 
