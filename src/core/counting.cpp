@@ -798,28 +798,25 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
                ", 1::bigint" + key + " FROM (" + tuples::carry_key(view.columns, delta) + ") __ivm_d WHERE __ivm_d.__ivm_cnt" +
                gt0 + (key.empty() ? "" : " ORDER BY __ivm_d.__ivm_h");
     }
-    // Each deleted tuple is stored once with count 1; anything else is a
-    // storage out of step with its base tables.  Looked up one by one, in
-    // the key index's order: the planner, told how many there are, would
-    // rather hash the whole storage, which costs more up to the rebuild.
-    // Inserted tuples need no lookup: the key a deleted tuple leaves free
-    // is the only stored one an inserted tuple can show.
-    const std::string deleted = "__ivm_m.__ivm_old" + sql::op("=") + "1 AND __ivm_m.__ivm_cnt" + sql::op("=") + "-1";
+    // Each deleted tuple is stored once with count 1, and is deleted where
+    // it is found, one key index lookup each, in the key index's order; a
+    // tuple not found so (or found twice) is a storage out of step with its
+    // base tables.  Inserted tuples need no lookup: the key a deleted tuple
+    // leaves free is the only stored one an inserted tuple can show.
     const bool inserts = rows == KeyedRows::Both;
-    const std::string gone = "(SELECT * FROM __ivm_d WHERE __ivm_d.__ivm_cnt" + sql::op("<") + "0)";
-    const std::string came = "__ivm_d.__ivm_cnt" + gt0;
-    return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_m AS MATERIALIZED (" +
-           stored_lookup(view, Lookup::PerTuple, gone) + "), __ivm_del AS (DELETE FROM " + view.storage +
-           " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND " + deleted + ")" +
+    const std::string count = "SELECT pg_catalog.count(*) FROM __ivm_d WHERE __ivm_d.__ivm_cnt";
+    return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_del AS (DELETE FROM " +
+           view.storage + " __ivm_s USING __ivm_d WHERE __ivm_d.__ivm_cnt" + sql::op("<") + "0 AND " +
+           tuples::looked_up(view.columns, "__ivm_s", "__ivm_d", tuples::Key::Carried) + " AND __ivm_s.__ivm_count" +
+           sql::op("=") + "1 RETURNING 1)" +
            (inserts ? ", __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) +
                           ") SELECT " + cols + ", 1::bigint" + key_value(view, "__ivm_d", tuples::Key::Carried) +
-                          " FROM __ivm_d WHERE " + came + ")"
+                          " FROM __ivm_d WHERE __ivm_d.__ivm_cnt" + gt0 + ")"
                     : "") +
-           " SELECT " +
-           (inserts ? "(SELECT pg_catalog.count(*) FROM __ivm_d WHERE " + came + ")" : std::string("0::bigint")) +
-           ", COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt), 0)::bigint, 0::bigint, "
-           "pg_catalog.count(*) FILTER (WHERE " + deleted + "), pg_catalog.count(*) FILTER (WHERE NOT COALESCE(" +
-           deleted + ", false)) FROM __ivm_m";
+           " SELECT __ivm_n.came, __ivm_n.went, __ivm_n.came, __ivm_n.deleted, pg_catalog.abs(__ivm_n.went" +
+           sql::op("-") + "__ivm_n.deleted) FROM (SELECT " +
+           (inserts ? "(" + count + gt0 + ")" : std::string("0::bigint")) + " AS came, (" + count + sql::op("<") +
+           "0) AS went, (SELECT pg_catalog.count(*) FROM __ivm_del) AS deleted OFFSET 0) __ivm_n";  // each counted once
 }
 
 std::string refresh_statement(const CountingView& view) {

@@ -48,8 +48,12 @@ std::string equal(const std::vector<Column>& cols, const std::string& a, const s
     return conditions.empty() ? "true" : sql::join(conditions, " AND ");
 }
 
-std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
-                 const std::string& b, Key b_key) {
+namespace {
+
+// same() and looked_up(): `each_row` writes the key equality in the form
+// only a lookup per row can evaluate.
+std::string matching(const std::vector<Column>& cols, const std::string& a, Key a_key, const std::string& b, Key b_key,
+                     bool each_row) {
     if (key(cols, "").empty()) return equal(cols, a, b);
     auto side = [&](const std::string& q, Key k) {
         return k == Key::Stored ? q + ".__ivm_key" : k == Key::Carried ? q + ".__ivm_h" : key(cols, q);
@@ -64,7 +68,20 @@ std::string same(const std::vector<Column>& cols, const std::string& a, Key a_ke
     for (const Column& c : cols) builtin &= c.equality == "OPERATOR(pg_catalog.=)";
     const std::string recheck = builtin ? "ROW(" + columns(cols, a) + ") IS NOT DISTINCT FROM ROW(" + columns(cols, b) + ")"
                                         : equal(cols, a, b);
-    return side(a, a_key) + sql::op("=") + side(b, b_key) + " AND " + recheck;
+    const std::string keys = each_row ? side(a, a_key) + sql::op("=") + "ANY (ARRAY[" + side(b, b_key) + "])"
+                                      : side(a, a_key) + sql::op("=") + side(b, b_key);
+    return keys + " AND " + recheck;
+}
+
+}  // namespace
+
+std::string same(const std::vector<Column>& cols, const std::string& a, Key a_key,
+                 const std::string& b, Key b_key) {
+    return matching(cols, a, a_key, b, b_key, false);
+}
+
+std::string looked_up(const std::vector<Column>& cols, const std::string& stored, const std::string& rows, Key rows_key) {
+    return matching(cols, stored, Key::Stored, rows, rows_key, true);
 }
 
 std::string carry_key(const std::vector<Column>& cols, const std::string& rows) {
