@@ -59,8 +59,8 @@ enum class KeyedRows { Inserted, Deleted, Both };
 std::string keyed_delta_query(const CountingView& view, std::size_t base);
 
 // The merge of that delta.  Deleted tuples are looked up and removed (one
-// stored with a count other than 1, or not at all, is reported as a count
-// going below zero); inserted ones are written without a lookup (none is
+// stored with a count other than 1, twice, or not at all, is reported as a
+// count going below zero); inserted ones are written without a lookup (none is
 // stored, but for the deleted ones).  Reports like merge_statement; only
 // inserted rows: a plain INSERT, each row one view row added.
 std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows);
