@@ -686,20 +686,18 @@ std::string refresh_delta_query(const CountingView& view) {
 
 namespace {
 
-// The delta tuples of __ivm_d (or of `from`, read as __ivm_d) with the
-// stored row of each (__ivm_tid, its count __ivm_old; NULL when it is not
-// stored).
-std::string stored_lookup(const CountingView& view, Lookup lookup, const std::string& from = "__ivm_d") {
+// The delta tuples of __ivm_d with the stored row of each (__ivm_tid, its
+// count __ivm_old; NULL when it is not stored).
+std::string stored_lookup(const CountingView& view, Lookup lookup) {
     const std::string match =
         tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried);
-    const std::string source = from == "__ivm_d" ? from : from + " __ivm_d";
     // Per tuple only where there is a key to look up (an index scan).
     if (lookup == Lookup::PerTuple && !tuples::key(view.columns, "").empty())
-        return "SELECT __ivm_d.*, __ivm_s.__ivm_tid, __ivm_s.__ivm_old FROM " + source + " LEFT JOIN LATERAL (SELECT "
+        return "SELECT __ivm_d.*, __ivm_s.__ivm_tid, __ivm_s.__ivm_old FROM __ivm_d LEFT JOIN LATERAL (SELECT "
                "__ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM " + view.storage +
                " __ivm_s WHERE " + match + " LIMIT 1) __ivm_s ON true";
-    return "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM " + source +
-           " LEFT JOIN " + view.storage + " __ivm_s ON " + match;
+    return "SELECT __ivm_d.*, __ivm_s.ctid AS __ivm_tid, __ivm_s.__ivm_count AS __ivm_old FROM __ivm_d LEFT JOIN " +
+           view.storage + " __ivm_s ON " + match;
 }
 
 }  // namespace
