@@ -802,7 +802,7 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
     // base tables.  Inserted tuples need no lookup: the key a deleted tuple
     // leaves free is the only stored one an inserted tuple can show.
     const bool inserts = rows == KeyedRows::Both;
-    const std::string count = "SELECT pg_catalog.count(*) FROM __ivm_d WHERE __ivm_d.__ivm_cnt";
+    const std::string count = "pg_catalog.count(*) FILTER (WHERE __ivm_d.__ivm_cnt";
     return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_del AS (DELETE FROM " +
            view.storage + " __ivm_s USING __ivm_d WHERE __ivm_d.__ivm_cnt" + sql::op("<") + "0 AND " +
            tuples::looked_up(view.columns, "__ivm_s", "__ivm_d", tuples::Key::Carried) + " AND __ivm_s.__ivm_count" +
@@ -812,9 +812,9 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
                           " FROM __ivm_d WHERE __ivm_d.__ivm_cnt" + gt0 + ")"
                     : "") +
            " SELECT __ivm_n.came, __ivm_n.went, __ivm_n.came, __ivm_n.deleted, pg_catalog.abs(__ivm_n.went" +
-           sql::op("-") + "__ivm_n.deleted) FROM (SELECT " +
-           (inserts ? "(" + count + gt0 + ")" : std::string("0::bigint")) + " AS came, (" + count + sql::op("<") +
-           "0) AS went, (SELECT pg_catalog.count(*) FROM __ivm_del) AS deleted OFFSET 0) __ivm_n";  // each counted once
+           sql::op("-") + "__ivm_n.deleted) FROM (SELECT " + (inserts ? count + gt0 + ")" : std::string("0::bigint")) +
+           " AS came, " + count + sql::op("<") + "0) AS went, (SELECT pg_catalog.count(*) FROM __ivm_del) AS deleted "
+           "FROM __ivm_d OFFSET 0) __ivm_n";  // each counted once
 }
 
 std::string refresh_statement(const CountingView& view) {
