@@ -146,24 +146,6 @@ SELECT count(*) FROM chain_tc;
 SELECT ivm_check('chain_tc');
 SELECT ivm.drop_view('chain_tc');
 DROP TABLE chain;
--- the same with columns never NULL: the over-deleted tuples are joined into
--- each rule, in an order the planner picks
-CREATE TABLE chain (src int NOT NULL, dst int NOT NULL);
-INSERT INTO chain SELECT g, g + 1 FROM generate_series(1, 59) g;
-INSERT INTO chain VALUES (29, 32), (10, 45);
-SELECT ivm.create_view('chain_tc', 'WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM chain UNION SELECT tc.src, c.dst FROM tc JOIN chain c ON tc.dst = c.src) SELECT src, dst FROM tc');
-SELECT count(*) AS joined_steps FROM ivm.explain_view('chain_tc') AS line WHERE line LIKE '%joined into the rules: (WITH%';
-DELETE FROM chain WHERE src = 30 AND dst = 31;
-SELECT count(*) FROM chain_tc;
-SELECT ivm_check('chain_tc');
-DELETE FROM chain WHERE src = 29 AND dst = 32;
-SELECT count(*) FROM chain_tc;
-SELECT ivm_check('chain_tc');
-INSERT INTO chain VALUES (29, 32), (30, 31);
-SELECT count(*) FROM chain_tc;
-SELECT ivm_check('chain_tc');
-SELECT ivm.drop_view('chain_tc');
-DROP TABLE chain;
 
 -- Columns that every rule fills from NOT NULL columns (or from the same
 -- column of the relation itself) are matched by plain equality, which the

@@ -66,21 +66,16 @@ std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) 
     throw Error(sqlstate::internal_error, "no binding for the recursive reference");
 }
 
-// The WITH clause binding a rule's occurrences as `reads` says (empty if
-// none is bound).
-std::string with_clause(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads) {
+// One rule with each occurrence bound as `reads` says, as a query that
+// returns R's columns.
+std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads) {
     std::vector<std::string> ctes;
     for (std::size_t k = 0; k < rule.sources.size(); ++k)
         if (reads[k] != Read::Itself)
             ctes.push_back(placeholder(k) + " AS (" + binding(r, rule.sources[k], reads[k]) + ")");
-    return ctes.empty() ? "" : "WITH " + sql::join(ctes, ", ") + " ";
-}
-
-// One rule with each occurrence bound as `reads` says, as a query that
-// returns R's columns.
-std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads) {
-    return "SELECT " + tuples::columns(r.columns, "__ivm_q") + " FROM (" + with_clause(r, rule, reads) +
-           rule.spj_template + ") __ivm_q";
+    const std::string with = ctes.empty() ? "" : "WITH " + sql::join(ctes, ", ") + " ";
+    return "SELECT " + tuples::columns(r.columns, "__ivm_q") + " FROM (" + with + rule.spj_template +
+           ") __ivm_q";
 }
 
 // The terms where at least one occurrence of a changed base reads `changed`
@@ -151,32 +146,13 @@ std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>
     return fixpoint(r, sql::join(seeds, " UNION "), recursive_rule(r) ? self_term(r) : "");
 }
 
-bool joinable(const RecursiveRelation& r) {
-    for (const Column& c : r.columns)
-        if (!c.not_null) return false;
-    return !r.columns.empty();
-}
-
-std::string rederive_query(const RecursiveRelation& r, Rederive how) {
-    const bool set_at_a_time = how == Rederive::WholeRules;
-    if (how == Rederive::Joined && !joinable(r)) throw Error(sqlstate::internal_error, "rederivation joined on a column that may be NULL");
-    const std::string output = "SELECT " + tuples::columns(r.columns, "__ivm_d") + with_key(r, "__ivm_d") + " FROM " +
-                               deleted_relation + " __ivm_d";
-    const std::string selected = output + " WHERE ";
+std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time) {
+    const std::string selected = "SELECT " + tuples::columns(r.columns, "__ivm_d") + with_key(r, "__ivm_d") + " FROM " +
+                                 deleted_relation + " __ivm_d WHERE ";
     std::vector<std::string> derivable;
     for (const Rule& rule : r.rules) {
         std::vector<Read> reads;
         for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? Read::Known : Read::Table);
-        if (how == Rederive::Joined) {
-            // The rule's bindings at the level of the join, so that the
-            // planner inlines them and flattens the rule into it: it can
-            // then start from the deleted tuples (W3's heaviest edge: 12,633
-            // of them joined to their parent edges, then probed in R) where
-            // a lookup per tuple runs a subplan each.
-            derivable.push_back("(" + with_clause(r, rule, reads) + output + " JOIN (" + rule.spj_template +
-                                ") __ivm_p ON " + tuples::equal(r.columns, "__ivm_p", "__ivm_d") + ")");
-            continue;
-        }
         const std::string terms = "EXISTS (SELECT 1 FROM (" + term(r, rule, reads) + ") __ivm_p WHERE ";
         if (set_at_a_time)
             // By the key: a semi-join the planner can hash, each rule once.
@@ -187,9 +163,8 @@ std::string rederive_query(const RecursiveRelation& r, Rederive how) {
             // result instead (it would join all of R).
             derivable.push_back(terms + tuples::equal(r.columns, "__ivm_p", "__ivm_d") + " OFFSET 0)");
     }
-    if (how == Rederive::Joined) return sql::join(derivable, " UNION ");
     if (set_at_a_time && !tuples::key(r.columns, "").empty()) return sql::join(derivable, " UNION ");
-    if (set_at_a_time) return rederive_query(r);
+    if (set_at_a_time) return rederive_query(r, false);
     return selected + sql::join(derivable, " OR ");
 }
 

@@ -54,17 +54,10 @@ inline constexpr const char* inserted_relation = "ivm_dred_inserted";
 
 // Step 1, to run with the snapshot from before the statement.
 std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
-// How step 2 finds the deleted tuples' derivations.
-enum class Rederive {
-    Lookups,     // tuple by tuple: index lookups through the rules (few tuples)
-    Joined,      // the tuples joined into each rule on their columns, in an order the planner picks
-    WholeRules,  // each rule evaluated once, semi-joined with the tuples by key
-};
-// Joined needs every column of R never NULL (a NULL-safe equality can be
-// neither hashed nor merged).
-bool joinable(const RecursiveRelation& r);
-// Step 2, reads deleted_relation.
-std::string rederive_query(const RecursiveRelation& r, Rederive how = Rederive::Lookups);
+// Step 2, reads deleted_relation: tuple by tuple (index lookups through
+// the rules, for few deleted tuples), or set at a time (each rule evaluated
+// once and joined with them by key, for many).
+std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time = false);
 // Step 3, reads rederived_relation and deleted_relation.
 std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
 // Step 4, reads deleted_relation and inserted_relation; returns (deleted, inserted).

@@ -150,9 +150,6 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("on INSERT, UPDATE or DELETE of " + r.bases[b] + ":");
         lines.push_back("  1. over-delete, as of before the statement: " + dred::overdelete_query(r, changed));
         lines.push_back("  2. rederive: " + dred::rederive_query(r));
-        if (dred::joinable(r))
-            lines.push_back("     past a few hundred over-deleted tuples, joined into the rules: " +
-                            dred::rederive_query(r, dred::Rederive::Joined));
         lines.push_back("  3. insert: " + dred::insert_query(r, changed));
         lines.push_back("  4. apply: " + dred::apply_statement(r));
     }

@@ -969,21 +969,10 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     auto at_once = [&](uint64 tuples) {
         return tuples > rederive_tuple_by_tuple && !(static_cast<double>(tuples) <= size * rederive_set_fraction);
     };
-    auto rederive_by = [&](uint64 tuples) {
-        if (tuples <= rederive_tuple_by_tuple) return dred::Rederive::Lookups;
-        if (dred::joinable(rel)) return dred::Rederive::Joined;
-        return at_once(tuples) ? dred::Rederive::WholeRules : dred::Rederive::Lookups;
-    };
     LazySql rederive;
-    const dred::Rederive how = rederive_by(deleted);
-    if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, how); };
-    // Joined, the planner would rather merge R's whole index with the sorted
-    // tuples than look each up, the more so as R's pages stop being all
-    // visible under changes (every index entry then visits the heap).
-    const int level = how == dred::Rederive::Joined ? planner_without({"enable_mergejoin"}) : 0;
+    if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, at_once(deleted)); };
     const uint64 rederived =
         keep_rows_as(dred::rederived_relation, storage, rederive, InvalidSnapshot, 0, kept_if(deleted, "rederive"));
-    if (level > 0) call([&] { AtEOXact_GUC(false, level); });
     // 3. insert what the new tuples derive
     LazySql insert;
     if (inserts || rederived > 0) insert = [&] { return dred::insert_query(rel, changed); };

@@ -151,33 +151,4 @@ TEST(DRedApply, GoneTuplesDeletedByTidUnlessMany) {
     EXPECT_NE(at_once.find("__ivm_gone AS (DELETE FROM public.tc__ivm_rec __ivm_t USING __ivm_g __ivm_g WHERE"), std::string::npos);
 }
 
-// Many over-deleted tuples are joined into each rule where no column can be
-// NULL: the rule's bindings sit at the level of the join, so the planner
-// flattens the rule into it and can start from the tuples.
-TEST(DRedRederive, JoinedIntoEachRuleWhenNoColumnIsNull) {
-    ivm::RecursiveRelation r = closure(true);
-    r.bases = {"public.e"};
-    r.rules = {{"SELECT x, y FROM __ivm_src_1 e", {ivm::RuleSource{false, 0}}},
-               {"SELECT tc.x, e.y FROM __ivm_src_1 tc JOIN __ivm_src_2 e ON tc.y = e.x",
-                {ivm::RuleSource{true}, ivm::RuleSource{false, 0}}}};
-    EXPECT_FALSE(ivm::dred::joinable(r));
-    EXPECT_THROW(ivm::dred::rederive_query(r, ivm::dred::Rederive::Joined), ivm::Error);
-    for (Column& c : r.columns) c.not_null = true;
-    ASSERT_TRUE(ivm::dred::joinable(r));
-    const std::string sql = ivm::dred::rederive_query(r, ivm::dred::Rederive::Joined);
-    EXPECT_EQ(sql.rfind("(WITH __ivm_src_1 AS (SELECT __ivm_r.* FROM public.e __ivm_r) SELECT __ivm_d.x, __ivm_d.y", 0), 0u);
-    EXPECT_EQ(occurrences(sql, " FROM ivm_dred_deleted __ivm_d JOIN (SELECT "), 2u);
-    EXPECT_EQ(occurrences(sql, ") __ivm_p ON __ivm_p.x OPERATOR(pg_catalog.=) __ivm_d.x AND __ivm_p.y "
-                               "OPERATOR(pg_catalog.=) __ivm_d.y)"),
-              2u);
-    EXPECT_EQ(occurrences(sql, ") UNION ("), 1u);
-    EXPECT_EQ(sql.find("OFFSET 0"), std::string::npos);
-    // R as known: as stored, minus the over-deleted tuples
-    EXPECT_NE(sql.find("__ivm_src_1 AS (SELECT __ivm_r.x, __ivm_r.y FROM public.tc__ivm_rec __ivm_r WHERE NOT EXISTS "
-                       "(SELECT 1 FROM ivm_dred_deleted __ivm_x WHERE"),
-              std::string::npos);
-    // one by one, each rule is a subplan run for every tuple
-    EXPECT_EQ(occurrences(ivm::dred::rederive_query(r), " OFFSET 0)"), 2u);
-}
-
 }  // namespace
