@@ -121,6 +121,18 @@ std::string unknown(const RecursiveRelation& r, const std::string& q) {
            not_in_r + ")";
 }
 
+// Possibly over-deleted: when R can only shrink, a derived tuple that was
+// not over-deleted is in R already, and so is all it derives.  By key alone
+// (a hashed set): a tuple sharing a key with an over-deleted one is in R
+// as it is now, and only followed further.  IS TRUE keeps it a hashed
+// subplan: a bare IN becomes a semi-join, which the plans kept for few
+// seeds (no hash joins) evaluate as a nested loop over the set.
+std::string over_deleted(const RecursiveRelation& r, const std::string& q) {
+    const std::string key = tuples::key(r.columns, q);
+    if (key.empty()) return "NOT " + not_deleted(r, q);
+    return "(" + key + " IN (SELECT __ivm_x.__ivm_key FROM " + std::string(deleted_relation) + " __ivm_x)) IS TRUE";
+}
+
 // A recursive CTE named after R's placeholder in the recursive rule, so the
 // rule's template reads the CTE itself; with the key of each tuple.
 std::string fixpoint(const RecursiveRelation& r, const std::string& seeds, const std::string& step) {
@@ -168,28 +180,31 @@ std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time) {
     return selected + sql::join(derivable, " OR ");
 }
 
-std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases) {
+std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, bool only_deletes) {
     std::vector<std::string> seeds{"SELECT " + tuples::columns(r.columns, "") + " FROM " + rederived_relation};
-    for (const std::string& t : seed_terms(r, changed_bases, Read::Inserted, Read::Known))
-        seeds.push_back("SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + t + ") __ivm_s WHERE " +
-                        unknown(r, "__ivm_s"));
+    if (!only_deletes)
+        for (const std::string& t : seed_terms(r, changed_bases, Read::Inserted, Read::Known))
+            seeds.push_back("SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + t + ") __ivm_s WHERE " +
+                            unknown(r, "__ivm_s"));
     std::string step;
     if (recursive_rule(r) != nullptr)
-        step = "SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + self_term(r) +
-               ") __ivm_s WHERE " + unknown(r, "__ivm_s");
+        step = "SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + self_term(r) + ") __ivm_s WHERE " +
+               (only_deletes ? over_deleted(r, "__ivm_s") : unknown(r, "__ivm_s"));
     return fixpoint(r, sql::join(seeds, " UNION "), step);
 }
 
-std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once, bool inserts_at_once) {
+std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once, bool inserts_at_once, bool only_deletes) {
     const std::string cols = tuples::columns(r.columns, "");
     // What goes is computed between the two sets first, where the planner
     // knows their sizes (a hash anti-join on the key), then deleted: one by
     // one unless the sets are a large part of R.
-    return "WITH __ivm_g AS MATERIALIZED (SELECT __ivm_d.* FROM " + std::string(deleted_relation) +
-           " __ivm_d WHERE NOT EXISTS (SELECT 1 FROM " + inserted_relation + " __ivm_i WHERE " +
-           tuples::same(r.columns, "__ivm_i", Key::Stored, "__ivm_d", Key::Stored) +
-           ")), __ivm_gone AS (" + tuples::delete_stored(r.storage, r.columns, "__ivm_g", !deletes_at_once) +
-           " RETURNING 1), __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
+    const std::string gone = "WITH __ivm_g AS MATERIALIZED (SELECT __ivm_d.* FROM " + std::string(deleted_relation) +
+                             " __ivm_d WHERE NOT EXISTS (SELECT 1 FROM " + inserted_relation + " __ivm_i WHERE " +
+                             tuples::same(r.columns, "__ivm_i", Key::Stored, "__ivm_d", Key::Stored) +
+                             ")), __ivm_gone AS (" +
+                             tuples::delete_stored(r.storage, r.columns, "__ivm_g", !deletes_at_once) + " RETURNING 1)";
+    if (only_deletes) return gone + " SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), 0::bigint";
+    return gone + ", __ivm_added AS (INSERT INTO " + r.storage + " (" + cols + ") SELECT " +
            tuples::columns(r.columns, "__ivm_i") + " FROM (SELECT __ivm_n.* FROM " + inserted_relation +
            // An over-deleted tuple found again stays in R: only the others are
            // looked up (an edge with another path re-derives thousands), after

@@ -58,14 +58,18 @@ std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>
 // the rules, for few deleted tuples), or set at a time (each rule evaluated
 // once and joined with them by key, for many).
 std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time = false);
-// Step 3, reads rederived_relation and deleted_relation.
-std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
+// Step 3, reads rederived_relation and deleted_relation.  `only_deletes`:
+// the statement inserted no base rows, so R can only shrink: what the
+// rederived tuples derive is followed only through over-deleted tuples.
+std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, bool only_deletes = false);
 // Step 4, reads deleted_relation and inserted_relation; returns (deleted, inserted).
 // `deletes_at_once`: the tuples that go are deleted in one pass (a join with
 // R); otherwise each is found through the key index.  `inserts_at_once`:
 // the inserted tuples are checked against R in one pass (a hash anti-join);
 // otherwise each is looked up through the key index.
-std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once = false, bool inserts_at_once = false);
+// `only_deletes`: no base rows inserted, nothing new to insert into R.
+std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once = false, bool inserts_at_once = false,
+                            bool only_deletes = false);
 // Makes the stored R equal to its definition evaluated now; returns (deleted, inserted).
 std::string refresh_statement(const RecursiveRelation& r);
 // The same in two steps, so that the second is planned knowing the size of

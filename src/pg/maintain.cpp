@@ -975,14 +975,18 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         keep_rows_as(dred::rederived_relation, storage, rederive, InvalidSnapshot, 0, kept_if(deleted, "rederive"));
     // 3. insert what the new tuples derive
     LazySql insert;
-    if (inserts || rederived > 0) insert = [&] { return dred::insert_query(rel, changed); };
+    // (with no base rows inserted, R can only shrink: steps 3 and 4 have
+    // less to do, and their kept plans are kept apart)
+    const std::string only_deletes = inserts ? "" : " only deletes";
+    if (inserts || rederived > 0) insert = [&] { return dred::insert_query(rel, changed, !inserts); };
     const uint64 derived = keep_rows_as(dred::inserted_relation, storage, insert, InvalidSnapshot, 0,
-                                        kept_if(base_rows + rederived, "insert", true));
+                                        kept_if(base_rows + rederived, "insert" + only_deletes, true));
     // 4. one statement, so the views over R are maintained once
     MaintenanceResult result;
     if (deleted > 0 || derived > 0)
-        result = run_recursive_statement([&] { return dred::apply_statement(rel, at_once(deleted), at_once(derived)); },
-                                         kept_if(deleted + derived, "apply"));
+        result = run_recursive_statement(
+            [&] { return dred::apply_statement(rel, at_once(deleted), at_once(derived), !inserts); },
+            kept_if(deleted + derived, "apply" + only_deletes));
     leave(e);
     end_kept_sets(mark);  // their names go with the SPI connection
     return result;

@@ -151,4 +151,27 @@ TEST(DRedApply, GoneTuplesDeletedByTidUnlessMany) {
     EXPECT_NE(at_once.find("__ivm_gone AS (DELETE FROM public.tc__ivm_rec __ivm_t USING __ivm_g __ivm_g WHERE"), std::string::npos);
 }
 
+// A statement that inserted no base rows can only shrink R: the insert step
+// follows the rederived tuples only through over-deleted ones (no lookups in
+// R, no seeds from inserted rows), and the apply step inserts nothing.
+TEST(DRedOnlyDeletes, NothingInsertedNorLookedUpInR) {
+    ivm::RecursiveRelation r = closure(true);
+    r.bases = {"public.e"};
+    r.rules = {{"SELECT x, y FROM __ivm_src_1 e", {ivm::RuleSource{false, 0}}},
+               {"SELECT tc.x, e.y FROM __ivm_src_1 tc JOIN __ivm_src_2 e ON tc.y = e.x",
+                {ivm::RuleSource{true}, ivm::RuleSource{false, 0}}}};
+    const std::string both = ivm::dred::insert_query(r, {true});
+    EXPECT_NE(both.find("ivm_new_1"), std::string::npos);
+    EXPECT_NE(both.find("FROM public.tc__ivm_rec __ivm_k"), std::string::npos);
+    const std::string insert = ivm::dred::insert_query(r, {true}, true);
+    EXPECT_EQ(insert.find("ivm_new_1"), std::string::npos);
+    EXPECT_EQ(insert.find("public.tc__ivm_rec"), std::string::npos);
+    // a hashed subplan, not a semi-join (kept plans have no hash joins)
+    EXPECT_NE(insert.find(" IN (SELECT __ivm_x.__ivm_key FROM ivm_dred_deleted __ivm_x)) IS TRUE"), std::string::npos);
+    const std::string apply = ivm::dred::apply_statement(r, false, false, true);
+    EXPECT_EQ(apply.find("INSERT"), std::string::npos);
+    EXPECT_NE(apply.find("__ivm_gone AS (DELETE FROM public.tc__ivm_rec"), std::string::npos);
+    EXPECT_NE(apply.find("SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), 0::bigint"), std::string::npos);
+}
+
 }  // namespace
