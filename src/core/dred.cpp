@@ -103,6 +103,11 @@ std::string self_term(const RecursiveRelation& r) {
     return term(r, *rule, reads);
 }
 
+// `key` among the over-deleted tuples' keys.
+std::string key_over_deleted(const std::string& key) {
+    return key + " IN (SELECT __ivm_x.__ivm_key FROM " + std::string(deleted_relation) + " __ivm_x)";
+}
+
 // Not already in R (as stored, minus the over-deleted tuples).
 // The over-deleted tuples are matched by key alone, a set the planner can
 // hash (under OR it cannot anti-join them; a correlated lookup scans them
@@ -117,8 +122,7 @@ std::string unknown(const RecursiveRelation& r, const std::string& q) {
     const std::string not_in_r = "NOT EXISTS (SELECT 1 FROM " + r.storage + " __ivm_k WHERE " +
                                  tuples::same(r.columns, "__ivm_k", Key::Stored, q, Key::Computed) + ")";
     if (key.empty()) return "(" + not_in_r + " OR NOT " + not_deleted(r, q) + ")";
-    return "(" + key + " IN (SELECT __ivm_x.__ivm_key FROM " + std::string(deleted_relation) + " __ivm_x) OR " +
-           not_in_r + ")";
+    return "(" + key_over_deleted(key) + " OR " + not_in_r + ")";
 }
 
 // Possibly over-deleted: when R can only shrink, a derived tuple that was
@@ -130,7 +134,7 @@ std::string unknown(const RecursiveRelation& r, const std::string& q) {
 std::string over_deleted(const RecursiveRelation& r, const std::string& q) {
     const std::string key = tuples::key(r.columns, q);
     if (key.empty()) return "NOT " + not_deleted(r, q);
-    return "(" + key + " IN (SELECT __ivm_x.__ivm_key FROM " + std::string(deleted_relation) + " __ivm_x)) IS TRUE";
+    return "(" + key_over_deleted(key) + ") IS TRUE";
 }
 
 // A recursive CTE named after R's placeholder in the recursive rule, so the

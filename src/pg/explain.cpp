@@ -152,6 +152,9 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("  2. rederive: " + dred::rederive_query(r));
         lines.push_back("  3. insert: " + dred::insert_query(r, changed));
         lines.push_back("  4. apply: " + dred::apply_statement(r));
+        lines.push_back("  3 and 4 for a statement that inserted no rows, R can only shrink:");
+        lines.push_back("     insert: " + dred::insert_query(r, changed, true));
+        lines.push_back("     apply: " + dred::apply_statement(r, false, false, true));
     }
     lines.push_back("on TRUNCATE of one of them: recompute the relation: " + dred::refresh_statement(r));
     return lines;
