@@ -157,6 +157,13 @@ void install_counting_triggers(int32 view_id, const AnalyzedView& a) {
     sync_part_triggers(view_id, triggers::Part::Counting, a.base_oids, false, ignored);
 }
 
+// Statistics for a table just filled, so that the first changes are
+// planned from them and not from guesses, long before autovacuum gets to
+// it: guessing that few stored tuples have a count of 1, the planner made
+// the key-index probes of a delete of 4,000 pairs from a 44,000-pair
+// closure a nested loop over the whole storage (17 s instead of 64 ms).
+void analyze_table(Oid relation) { spi::execute("ANALYZE " + qualified_name(relation)); }
+
 // Fills a new (or redefined) view: the recursive relation first, before
 // the triggers that maintain the view from it exist, then the view with
 // one merge.  Returns the view rows inserted and deleted.
@@ -165,12 +172,14 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
         std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
         refresh_recursive(*view);
         // Its size, for DRed's choice between rederiving and recomputing.
-        spi::execute("ANALYZE " + qualified_name(view->entry.recursive_storage));
+        analyze_table(view->entry.recursive_storage);
     }
     install_counting_triggers(view_id, a);
     forget_runtime(view_id);
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
-    return refresh(*view);
+    MaintenanceResult result = refresh(*view);
+    analyze_table(view->entry.storage);
+    return result;
 }
 
 // Base tables whose row-level security applies to the view's owner (the
@@ -476,6 +485,8 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
     }
     if (with_data) {
         refresh_all(*view);
+        if (view->entry.recursive_storage != InvalidOid) analyze_table(view->entry.recursive_storage);
+        analyze_table(view->entry.storage);
         rows = row_count(*view);
     }
     spi::finish();
