@@ -54,10 +54,15 @@ inline constexpr const char* inserted_relation = "ivm_dred_inserted";
 
 // Step 1, to run with the snapshot from before the statement.
 std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
-// Step 2, reads deleted_relation: tuple by tuple (index lookups through
-// the rules, for few deleted tuples), or set at a time (each rule evaluated
-// once and joined with them by key, for many).
-std::string rederive_query(const RecursiveRelation& r, bool set_at_a_time = false);
+// How step 2 checks the over-deleted tuples.
+enum class Rederive {
+    Lookups,     // tuple by tuple, index lookups through every rule (few tuples: the plan is kept)
+    Planned,     // tuple by tuple, but a rule over base tables alone may be evaluated once and
+                 // hashed instead, as the planner finds cheaper for this many tuples
+    SetAtATime,  // each rule evaluated once and joined with them by key (a large part of R)
+};
+// Step 2, reads deleted_relation.
+std::string rederive_query(const RecursiveRelation& r, Rederive how = Rederive::Lookups);
 // Step 3, reads rederived_relation and deleted_relation.  `only_deletes`:
 // the statement inserted no base rows, so R can only shrink: what the
 // rederived tuples derive is followed only through over-deleted tuples.

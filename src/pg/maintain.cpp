@@ -969,8 +969,11 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     auto at_once = [&](uint64 tuples) {
         return tuples > rederive_tuple_by_tuple && !(static_cast<double>(tuples) <= size * rederive_set_fraction);
     };
+    const dred::Rederive how = at_once(deleted)                    ? dred::Rederive::SetAtATime
+                               : deleted > rederive_tuple_by_tuple ? dred::Rederive::Planned
+                                                                   : dred::Rederive::Lookups;
     LazySql rederive;
-    if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, at_once(deleted)); };
+    if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, how); };
     const uint64 rederived =
         keep_rows_as(dred::rederived_relation, storage, rederive, InvalidSnapshot, 0, kept_if(deleted, "rederive"));
     // 3. insert what the new tuples derive

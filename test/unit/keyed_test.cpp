@@ -151,6 +151,27 @@ TEST(DRedApply, GoneTuplesDeletedByTidUnlessMany) {
     EXPECT_NE(at_once.find("__ivm_gone AS (DELETE FROM public.tc__ivm_rec __ivm_t USING __ivm_g __ivm_g WHERE"), std::string::npos);
 }
 
+// Over-deleted tuples are rederived one by one through the rules' indexes;
+// past the kept plan's few tuples, a rule over base tables alone is left to
+// the planner (it may hash the rule once), the recursive rule never is.
+TEST(DRedRederive, BaseRulesLeftToThePlannerForManyTuples) {
+    ivm::RecursiveRelation r = closure(true);
+    r.bases = {"public.e"};
+    r.rules = {{"SELECT x, y FROM __ivm_src_1 e", {ivm::RuleSource{false, 0}}},
+               {"SELECT tc.x, e.y FROM __ivm_src_1 tc JOIN __ivm_src_2 e ON tc.y = e.x",
+                {ivm::RuleSource{true}, ivm::RuleSource{false, 0}}}};
+    const std::string lookups = ivm::dred::rederive_query(r);
+    EXPECT_EQ(occurrences(lookups, " OFFSET 0)"), 2u);
+    const std::string planned = ivm::dred::rederive_query(r, ivm::dred::Rederive::Planned);
+    ASSERT_EQ(occurrences(planned, " OFFSET 0)"), 1u);
+    // the fence left is the recursive rule's, which reads R
+    EXPECT_GT(planned.find(" OFFSET 0)"), planned.find("FROM public.tc__ivm_rec"));
+    EXPECT_EQ(occurrences(planned, " OR EXISTS "), 1u);
+    const std::string at_once = ivm::dred::rederive_query(r, ivm::dred::Rederive::SetAtATime);
+    EXPECT_EQ(at_once.find("OFFSET 0"), std::string::npos);
+    EXPECT_EQ(occurrences(at_once, " UNION SELECT "), 1u);
+}
+
 // A statement that inserted no base rows can only shrink R: the insert step
 // follows the rederived tuples only through over-deleted ones (no lookups in
 // R, no seeds from inserted rows), and the apply step inserts nothing.
