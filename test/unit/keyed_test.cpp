@@ -76,14 +76,21 @@ TEST(KeyedMerge, DeletesLookUpEachTupleAndCheckItsCount) {
     EXPECT_EQ(occurrences(sql, "DELETE FROM public.v__ivm_data"), 1u);
     EXPECT_EQ(sql.find("UPDATE "), std::string::npos);
     EXPECT_EQ(sql.find("INSERT "), std::string::npos);
-    // one index probe per deleted tuple, deleting it where found, only if it is stored once
+    // one index probe per deleted tuple, deleting it where found; its count
+    // is checked on what was deleted, not in the join (where a guess of its
+    // selectivity made the join a nested loop over the whole storage)
     EXPECT_NE(sql.find("DELETE FROM public.v__ivm_data __ivm_s USING __ivm_d WHERE __ivm_d.__ivm_cnt OPERATOR(pg_catalog.<) 0 "
                        "AND __ivm_s.__ivm_key OPERATOR(pg_catalog.=) ANY (ARRAY[__ivm_d.__ivm_h]) AND ROW(__ivm_s.a, "
-                       "__ivm_s.c) IS NOT DISTINCT FROM ROW(__ivm_d.a, __ivm_d.c) AND __ivm_s.__ivm_count "
-                       "OPERATOR(pg_catalog.=) 1 RETURNING 1"),
+                       "__ivm_s.c) IS NOT DISTINCT FROM ROW(__ivm_d.a, __ivm_d.c) RETURNING __ivm_s.__ivm_count)"),
               std::string::npos);
-    // a deleted tuple not deleted so (or two stored for one) is reported
-    EXPECT_NE(sql.find("pg_catalog.abs(__ivm_n.went OPERATOR(pg_catalog.-) __ivm_n.deleted)"), std::string::npos);
+    // a deleted tuple not deleted so (or two stored for one, or one stored
+    // with another count) is reported
+    EXPECT_NE(sql.find("pg_catalog.abs(__ivm_n.went OPERATOR(pg_catalog.-) __ivm_n.deleted) OPERATOR(pg_catalog.+) "
+                       "__ivm_n.miscounted"),
+              std::string::npos);
+    EXPECT_NE(sql.find("(SELECT pg_catalog.count(*) FROM __ivm_del WHERE __ivm_del.__ivm_count OPERATOR(pg_catalog.<>) 1) "
+                       "AS miscounted"),
+              std::string::npos);
     EXPECT_NE(sql.find("SELECT 0::bigint AS came, "), std::string::npos);
 }
 
