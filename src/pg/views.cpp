@@ -162,11 +162,10 @@ void install_counting_triggers(int32 view_id, const AnalyzedView& a) {
 // it: guessing that few stored tuples have a count of 1, the planner made
 // the key-index probes of a delete of 4,000 pairs from a 44,000-pair
 // closure a nested loop over the whole storage (17 s instead of 64 ms).
-// An empty table is left unanalyzed: the planner then assumes it may
-// hold some pages (it never thinks a table that has never been counted
-// empty); analyzed empty, it plans the first large load as if the table
-// stayed empty, reading it again for every row (a nested loop over the
-// pages the load writes: 40,000 pairs inserted into a closure in 12 s).
+// An empty table is left unanalyzed: the planner assumes that a table
+// never counted may hold some pages, and plans one analyzed empty as if it
+// stayed so, which made the first large load read the table again for
+// every row it wrote (40,000 pairs inserted into a closure: 12 s).
 void analyze_table(Oid relation) {
     const std::string name = qualified_name(relation);
     if (spi::query_int("SELECT pg_catalog.count(*) FROM (SELECT FROM " + name + " LIMIT 1) __ivm_any") > 0)
