@@ -112,6 +112,16 @@ ivm::RecursiveRelation closure(bool fixed_width) {
     return r;
 }
 
+// The closure of e(x, y): an exit rule over e, a recursive rule joining it.
+ivm::RecursiveRelation closure_of_e() {
+    ivm::RecursiveRelation r = closure(true);
+    r.bases = {"public.e"};
+    r.rules = {{"SELECT x, y FROM __ivm_src_1 e", {ivm::RuleSource{false, 0}}},
+               {"SELECT tc.x, e.y FROM __ivm_src_1 tc JOIN __ivm_src_2 e ON tc.y = e.x",
+                {ivm::RuleSource{true}, ivm::RuleSource{false, 0}}}};
+    return r;
+}
+
 TEST(DRedStorage, FixedWidthColumnsGetOneIndexOverAll) {
     const std::vector<std::string> ddl = ivm::dred::storage_ddl(closure(true));
     ASSERT_EQ(ddl.size(), 4u);
@@ -162,11 +172,7 @@ TEST(DRedApply, GoneTuplesDeletedByTidUnlessMany) {
 // past the kept plan's few tuples, a rule over base tables alone is left to
 // the planner (it may hash the rule once), the recursive rule never is.
 TEST(DRedRederive, BaseRulesLeftToThePlannerForManyTuples) {
-    ivm::RecursiveRelation r = closure(true);
-    r.bases = {"public.e"};
-    r.rules = {{"SELECT x, y FROM __ivm_src_1 e", {ivm::RuleSource{false, 0}}},
-               {"SELECT tc.x, e.y FROM __ivm_src_1 tc JOIN __ivm_src_2 e ON tc.y = e.x",
-                {ivm::RuleSource{true}, ivm::RuleSource{false, 0}}}};
+    const ivm::RecursiveRelation r = closure_of_e();
     const std::string lookups = ivm::dred::rederive_query(r);
     EXPECT_EQ(occurrences(lookups, " OFFSET 0)"), 2u);
     const std::string planned = ivm::dred::rederive_query(r, ivm::dred::Rederive::Planned);
@@ -183,11 +189,7 @@ TEST(DRedRederive, BaseRulesLeftToThePlannerForManyTuples) {
 // follows the rederived tuples only through over-deleted ones (no lookups in
 // R, no seeds from inserted rows), and the apply step inserts nothing.
 TEST(DRedOnlyDeletes, NothingInsertedNorLookedUpInR) {
-    ivm::RecursiveRelation r = closure(true);
-    r.bases = {"public.e"};
-    r.rules = {{"SELECT x, y FROM __ivm_src_1 e", {ivm::RuleSource{false, 0}}},
-               {"SELECT tc.x, e.y FROM __ivm_src_1 tc JOIN __ivm_src_2 e ON tc.y = e.x",
-                {ivm::RuleSource{true}, ivm::RuleSource{false, 0}}}};
+    const ivm::RecursiveRelation r = closure_of_e();
     const std::string both = ivm::dred::insert_query(r, {true});
     EXPECT_NE(both.find("ivm_new_1"), std::string::npos);
     EXPECT_NE(both.find("FROM public.tc__ivm_rec __ivm_k"), std::string::npos);
