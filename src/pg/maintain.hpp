@@ -44,6 +44,9 @@ public:
     // Whether DRed's small recursive steps are planned as index lookups
     // (maintain.cpp, lookups_possible): decided on the first one.
     std::optional<bool> index_lookups;
+    // Pages of the relations maintenance reads when this runtime was made
+    // (maintain.cpp, pages_read): its plans were made for about that much.
+    double pages_planned_for = 0;
 
     // Index of a base table in the model, or -1.
     int base_index(Oid relid) const;
