@@ -59,7 +59,8 @@ enum class Rederive {
     Lookups,     // tuple by tuple, index lookups through every rule (few tuples: the plan is kept)
     Planned,     // tuple by tuple, but a rule over base tables alone may be evaluated once and
                  // hashed instead, as the planner finds cheaper for this many tuples
-    SetAtATime,  // each rule evaluated once and joined with them by key (a large part of R)
+    SetAtATime,  // each rule evaluated once and joined with them by key (a large part of R);
+                 // without a key, as Planned
 };
 // Step 2, reads deleted_relation.
 std::string rederive_query(const RecursiveRelation& r, Rederive how = Rederive::Lookups);

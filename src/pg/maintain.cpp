@@ -996,7 +996,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     auto at_once = [&](uint64 tuples) {
         return tuples > rederive_tuple_by_tuple && !(static_cast<double>(tuples) <= size * rederive_set_fraction);
     };
-    const dred::Rederive how = at_once(deleted)                    ? dred::Rederive::SetAtATime
+    const bool deletes_at_once = at_once(deleted);
+    const dred::Rederive how = deletes_at_once                     ? dred::Rederive::SetAtATime
                                : deleted > rederive_tuple_by_tuple ? dred::Rederive::Planned
                                                                    : dred::Rederive::Lookups;
     LazySql rederive;
@@ -1019,10 +1020,11 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // tuples: a plan made for this run.)
     MaintenanceResult result;
     if (deleted > 0 || derived > 0) {
-        const bool in_one_pass = at_once(deleted) || at_once(derived);
+        const bool inserts_at_once = at_once(derived);
+        const bool in_one_pass = deletes_at_once || inserts_at_once;
         const int level = in_one_pass ? planner_without({"enable_nestloop"}) : 0;
         result = run_recursive_statement(
-            [&] { return dred::apply_statement(rel, at_once(deleted), at_once(derived), !inserts); },
+            [&] { return dred::apply_statement(rel, deletes_at_once, inserts_at_once, !inserts); },
             kept_if(deleted + derived, "apply" + only_deletes));
         if (in_one_pass) call([&] { AtEOXact_GUC(false, level); });
     }
