@@ -121,6 +121,31 @@ INSERT INTO kbig SELECT g, g % 7 FROM generate_series(11, 20) g;
 DELETE FROM kbig WHERE id % 3 = 0;
 SELECT ivm_check('k_cross_type') AS k_cross_type;
 
+-- a row updated twice in one statement (a trigger updating the row its
+-- statement updated): the two statements' rows are netted first, so the
+-- middle version is neither deleted (keyed, it would be a tuple not stored:
+-- "out of sync") nor taken for a row there before (k_left's nullable side)
+CREATE FUNCTION kf_again() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF new.v < 100 THEN UPDATE kf SET v = new.v + 100 WHERE id = new.id; END IF;
+    RETURN NULL;
+END $$;
+CREATE FUNCTION kd_again() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF new.name NOT LIKE '%!' THEN UPDATE kd SET name = new.name || '!' WHERE k = new.k; END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER again AFTER UPDATE ON kf FOR EACH ROW EXECUTE FUNCTION kf_again();
+CREATE TRIGGER again AFTER UPDATE ON kd FOR EACH ROW EXECUTE FUNCTION kd_again();
+UPDATE kf SET v = 7 WHERE id IN (5, 6);
+SELECT all_checked();
+UPDATE kd SET name = 'twice' WHERE k = 2;
+SELECT all_checked();
+SELECT id, v, name FROM k_join WHERE id IN (5, 6) OR name LIKE 'twice%' ORDER BY id;
+DROP TRIGGER again ON kf;
+DROP TRIGGER again ON kd;
+DROP FUNCTION kf_again(), kd_again();
+
 -- rolled back with the statement's transaction
 BEGIN;
 INSERT INTO kf SELECT g, 1 + g % 6, 1 FROM generate_series(200, 220) g;

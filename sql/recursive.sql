@@ -68,6 +68,27 @@ SELECT ivm_check('closure'), ivm_check('from_root'), ivm_check('paths');
 -- one statement changing two base tables of the recursion
 WITH moved AS (DELETE FROM link RETURNING *) INSERT INTO edge SELECT a, b FROM moved;
 SELECT ivm_check('closure'), ivm_check('from_root'), ivm_check('paths');
+-- an edge its statement moves and a trigger moves again: the middle edge
+-- (5, 50) was there neither before nor after, and (5, 7), which only it
+-- would derive, goes
+CREATE TABLE hop (src int, dst int);
+INSERT INTO hop VALUES (5, 6), (6, 7), (50, 7);
+SELECT ivm.create_view('hops',
+  'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM hop UNION SELECT tc.x, hop.dst FROM tc JOIN hop ON tc.y = hop.src) SELECT x, y FROM tc');
+SELECT ivm.create_view('hops_nonlinear',
+  'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM hop UNION SELECT p.x, q.y FROM tc p JOIN tc q ON p.y = q.x) SELECT x, y FROM tc');
+CREATE FUNCTION hop_again() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF new.dst < 100 THEN UPDATE hop SET dst = new.dst + 100 WHERE src = new.src AND dst = new.dst; END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER again AFTER UPDATE ON hop FOR EACH ROW EXECUTE FUNCTION hop_again();
+UPDATE hop SET dst = 50 WHERE src = 5;
+SELECT * FROM hops ORDER BY 1, 2;
+SELECT ivm_check('hops'), ivm_check('hops_nonlinear');
+SELECT ivm.drop_view('hops'), ivm.drop_view('hops_nonlinear');
+DROP TABLE hop;
+DROP FUNCTION hop_again();
 
 -- the final query: projections, filters, joins with base tables and with
 -- the recursive relation itself, DISTINCT

@@ -153,22 +153,6 @@ void lock_for_maintenance(const ViewRuntime& view, Oid storage, Snapshot before 
     shared::note_maintainer(view.entry.view_id);
 }
 
-void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
-    const char* enr_name = name.c_str();
-    int rc = call([&] {
-        Tuplestorestate* store = rows ? rows : tuplestore_begin_heap(false, false, work_mem);
-        auto* enr = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
-        enr->md.name = pstrdup(enr_name);
-        enr->md.reliddesc = relid;
-        enr->md.tupdesc = nullptr;
-        enr->md.enrtype = ENR_NAMED_TUPLESTORE;
-        enr->md.enrtuples = static_cast<double>(tuplestore_tuple_count(store));
-        enr->reldata = store;
-        return SPI_register_relation(enr);
-    });
-    if (rc != SPI_OK_REL_REGISTER)
-        throw Error(sqlstate::internal_error, "could not register transition table " + name);
-}
 
 // SPI_prepare of `text`, raising PostgreSQL's error when it fails.  Raw
 // PostgreSQL calls: run it inside call().
@@ -345,6 +329,23 @@ std::optional<KeyedChange> keyed_change(const CountingView& model, const std::ve
 }
 
 }  // namespace
+
+void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
+    const char* enr_name = name.c_str();
+    int rc = call([&] {
+        Tuplestorestate* store = rows ? rows : tuplestore_begin_heap(false, false, work_mem);
+        auto* enr = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
+        enr->md.name = pstrdup(enr_name);
+        enr->md.reliddesc = relid;
+        enr->md.tupdesc = nullptr;
+        enr->md.enrtype = ENR_NAMED_TUPLESTORE;
+        enr->md.enrtuples = static_cast<double>(tuplestore_tuple_count(store));
+        enr->reldata = store;
+        return SPI_register_relation(enr);
+    });
+    if (rc != SPI_OK_REL_REGISTER)
+        throw Error(sqlstate::internal_error, "could not register transition table " + name);
+}
 
 int ViewRuntime::base_index(Oid relid) const {
     auto it = std::find(analyzed.base_oids.begin(), analyzed.base_oids.end(), relid);

@@ -29,6 +29,10 @@ struct BaseChange {
     Tuplestorestate* old_rows = nullptr;
 };
 
+// Registers `rows` (null: none) as the ephemeral relation `name` of the
+// current SPI connection, with the row type of `relid`.
+void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows);
+
 struct MaintenanceResult {
     int64 rows_added = 0;    // view rows (with multiplicity) that appeared
     int64 rows_removed = 0;  // view rows that went away

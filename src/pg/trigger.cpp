@@ -10,6 +10,7 @@
 #include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
 #include "pg/maintain.hpp"
+#include "pg/netting.hpp"
 #include "pg/pending.hpp"
 #include "pg/spi.hpp"
 
@@ -28,6 +29,11 @@ struct Firing {
     Tuplestorestate* new_rows = nullptr;
     Tuplestorestate* old_rows = nullptr;
     bool copies = false;  // the rows are our copies (in pending_context), ended once maintained
+    // AFTER: the command id of the statement whose trigger this is.  The
+    // firings of one statement (INSERT ... ON CONFLICT, writable CTEs)
+    // share it; a statement run inside it (by a trigger) has another, and
+    // may change again the rows the first one changed (netting.hpp).
+    CommandId command = InvalidCommandId;
     Snapshot snapshot = nullptr;  // DRed: the first BEFORE keeps the state before the statement
 };
 
@@ -87,6 +93,8 @@ void release(Firing& f) {
     f.snapshot = nullptr;
     call([&] { pfree(snap); });
 }
+
+uint64 rows_in(Tuplestorestate* rows) { return rows == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(rows)); }
 
 TriggerData* trigger_data(FunctionCallInfo fcinfo) {
     if (!CALLED_AS_TRIGGER(fcinfo))
@@ -165,6 +173,21 @@ Oid firing_base(PendingKey key, Relation rel) {
     return base;
 }
 
+// A base changed by several statements gets its rows netted: the middle
+// version of a row both changed is neither inserted nor deleted.  Those of
+// one statement never touch one row twice, and are only concatenated.
+void net_repeated_changes(std::vector<BaseChange>& changes, const std::vector<bool>& repeated,
+                          const std::vector<Oid>& bases, std::vector<Tuplestorestate*>& made) {
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        if (!repeated[b]) continue;
+        const NetRows net = net_rows(bases[b], changes[b].new_rows, changes[b].old_rows, pending_memory());
+        made.push_back(net.inserted);
+        made.push_back(net.deleted);
+        changes[b].new_rows = net.inserted;
+        changes[b].old_rows = net.deleted;
+    }
+}
+
 // Gathers the saved deltas per base (concatenating several firings of one
 // base) and maintains the view, or its recursive relation.
 void maintain(PendingKey key, std::vector<Firing>& firings) {
@@ -175,12 +198,18 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
     bool truncated = false;
     const std::size_t n = key.recursive ? view.analyzed.recursive_base_oids.size() : view.analyzed.base_oids.size();
     std::vector<BaseChange> changes(n);
+    std::vector<CommandId> command(n, InvalidCommandId);
+    std::vector<bool> repeated(n, false);
     for (Firing& f : firings) {
         if (f.before) continue;
         truncated |= f.truncate;
         int b = key.recursive ? view.recursive_base_index(f.relid) : view.base_index(f.relid);
         if (b < 0) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
         BaseChange& c = changes[b];
+        if (rows_in(f.new_rows) + rows_in(f.old_rows) > 0) {
+            repeated[b] = repeated[b] || (command[b] != InvalidCommandId && command[b] != f.command);
+            command[b] = f.command;
+        }
         for (auto [into, from] : {std::pair{&c.new_rows, f.new_rows}, std::pair{&c.old_rows, f.old_rows}}) {
             if (from == nullptr) continue;
             if (*into == nullptr) {
@@ -191,6 +220,10 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
             }
         }
     }
+    std::vector<Tuplestorestate*> netted;
+    if (!truncated && view.entry.populated)
+        net_repeated_changes(changes, repeated,
+                             key.recursive ? view.analyzed.recursive_base_oids : view.analyzed.base_oids, netted);
     if (!view.entry.populated) {
         // refresh_view(..., false): maintenance paused
     } else if (key.recursive) {
@@ -204,6 +237,7 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
         apply_changes(view, changes);
     }
     for (Firing& f : firings) release(f);
+    for (Tuplestorestate* store : netted) call([&] { tuplestore_end(store); });
     spi::finish();
 }
 
@@ -250,6 +284,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     }
     Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
     firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
+    firing.command = call([] { return GetActiveSnapshot()->curcid; });
     const Oid base = firing_base(key, data->tg_relation);
     if (base != firing.relid) {
         // A partition or child table: its rows stand for rows of the base.

@@ -51,10 +51,38 @@ BEGIN
     INSERT INTO public.f SELECT g, nullif((random() * 5)::int, 5), (random() * 3)::int FROM generate_series(1, 10) g;
     ANALYZE public.r, public.s, public.s_0, public.s_1, public.t, public.g, public.g2, public.roots, public.f,
             public.dim, public.dim2;
+    -- Triggers that write the table their statement wrote: some rows are
+    -- changed again, or inserted and deleted, within one statement.
+    CREATE TRIGGER again AFTER INSERT OR UPDATE ON public.r FOR EACH ROW WHEN (NEW.c = 'z')
+        EXECUTE FUNCTION ivm_dt.again();
+    CREATE TRIGGER again AFTER INSERT OR UPDATE ON public.g FOR EACH ROW WHEN (NEW.src = 6 OR NEW.dst = 5)
+        EXECUTE FUNCTION ivm_dt.again();
+    CREATE TRIGGER again AFTER INSERT OR UPDATE ON public.f FOR EACH ROW WHEN (NEW.v = 2 AND NEW.k IN (1, 2))
+        EXECUTE FUNCTION ivm_dt.again();
+    CREATE TRIGGER again AFTER UPDATE ON public.dim FOR EACH ROW WHEN (NEW.name = 'r')
+        EXECUTE FUNCTION ivm_dt.again();
+END $$;
+
+CREATE FUNCTION ivm_dt.again() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    CASE TG_TABLE_NAME
+    WHEN 'r' THEN
+        UPDATE public.r SET c = 'w', b = coalesce(b, 0) + 1
+         WHERE a IS NOT DISTINCT FROM NEW.a AND b IS NOT DISTINCT FROM NEW.b AND c = 'z';
+    WHEN 'g' THEN
+        UPDATE public.g SET src = CASE WHEN src = 6 THEN 0 ELSE src END, dst = CASE WHEN dst = 5 THEN 4 ELSE dst END
+         WHERE src IS NOT DISTINCT FROM NEW.src AND dst IS NOT DISTINCT FROM NEW.dst;
+    WHEN 'f' THEN
+        IF NEW.k = 1 THEN UPDATE public.f SET v = 12 WHERE id = NEW.id; ELSE DELETE FROM public.f WHERE id = NEW.id; END IF;
+    ELSE
+        UPDATE public.dim SET name = 'r!' WHERE k = NEW.k;
+    END CASE;
+    RETURN NULL;
 END $$;
 
 -- One random statement: single-table DML of every kind, statements that
--- change two tables at once (writable CTEs), no-op updates, truncates.
+-- change two tables at once (writable CTEs), no-op updates, truncates;
+-- the triggers of reset_tables change some rows again inside them.
 CREATE FUNCTION ivm_dt.random_statement() RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     k int := floor(random() * 42)::int;
@@ -96,7 +124,7 @@ BEGIN
     WHEN 6 THEN format('DELETE FROM s WHERE b = %s', ivm_dt.val(5, 0))
     WHEN 7 THEN format('DELETE FROM t WHERE d = %s OR e IS NULL', ivm_dt.val(4, 0))
     WHEN 8 THEN format('UPDATE r SET b = %s WHERE a = %s', ivm_dt.val(5), ivm_dt.val(6, 0))
-    WHEN 9 THEN format('UPDATE r SET c = %L WHERE b = %s', ivm_dt.pick('x', 'y', NULL), ivm_dt.val(5, 0))
+    WHEN 9 THEN format('UPDATE r SET c = %L WHERE b = %s', ivm_dt.pick('x', 'y', 'z', NULL), ivm_dt.val(5, 0))
     WHEN 10 THEN format('UPDATE s SET b = b + 1 WHERE d = %s', ivm_dt.val(4, 0))
     WHEN 11 THEN format('UPDATE s SET d = %s WHERE b = %s', ivm_dt.val(4), ivm_dt.val(5, 0))
     WHEN 12 THEN 'UPDATE r SET a = a'   -- changes nothing
