@@ -73,6 +73,23 @@ INSERT INTO emp VALUES (9, 'ivy', 30), (10, 'jon', 30);
 SELECT * FROM kv_view ORDER BY 1, 2;
 SELECT ivm_check('kv_view'), ivm_check('emp_dept');
 
+-- a join named by an alias, read through it (its tables' names are hidden
+-- under it): nested, with WHERE, and a LEFT JOIN whose nullable side has a
+-- column of a type without equality that the view does not read
+CREATE TABLE badge (emp int, code text, notes json);
+INSERT INTO badge VALUES (1, 'b1', '{}'), (2, 'b2', '[]'), (2, 'b2x', NULL);
+SELECT ivm.create_view('named_join',
+  'SELECT j.name, j.code FROM (emp JOIN badge ON badge.emp = emp.id) AS j WHERE j.code <> ''b2x''');
+SELECT ivm.create_view('named_nested',
+  'SELECT y.name, y.code, y.title FROM ((emp JOIN badge ON badge.emp = emp.id) AS x JOIN dept d ON d.id = x.dept) AS y');
+SELECT ivm.create_view('badge_left', 'SELECT e.name, b.code FROM emp e LEFT JOIN badge b ON b.emp = e.id');
+INSERT INTO badge VALUES (9, 'b9', '{}');
+UPDATE badge SET emp = 1 WHERE code = 'b2';
+DELETE FROM badge WHERE code = 'b1';
+UPDATE emp SET name = 'ann' WHERE id = 1;
+SELECT * FROM named_join ORDER BY 1, 2;
+SELECT ivm_check('named_join'), ivm_check('named_nested'), ivm_check('badge_left');
+
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
-DROP TABLE emp, dept, site, kv;
+DROP TABLE emp, dept, site, kv, badge;
 DROP FUNCTION emp_audit();

@@ -187,6 +187,27 @@ void read_as_placeholder(RangeTblEntry* rte, char* name, Index levelsup) {
 
 namespace {
 
+// A join named by an alias hides the tables under it (`(a JOIN b ON ...)
+// AS x` may only be read as x.col), but the templates name each
+// occurrence: the columns read through joins are read from the tables
+// under them instead, and the joins lose their names.  Runs inside call().
+bool unname_join(Node* node, void* context) {
+    if (node == nullptr) return false;
+    if (IsA(node, JoinExpr)) reinterpret_cast<JoinExpr*>(node)->alias = nullptr;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(unname_join), context);
+}
+void unname_joins(Query* t) {
+    t->targetList = reinterpret_cast<List*>(flatten_join_alias_vars(t, reinterpret_cast<Node*>(t->targetList)));
+    t->jointree = reinterpret_cast<FromExpr*>(flatten_join_alias_vars(t, reinterpret_cast<Node*>(t->jointree)));
+    t->havingQual = flatten_join_alias_vars(t, t->havingQual);
+    unname_join(reinterpret_cast<Node*>(t->jointree), nullptr);
+    ListCell* lc;
+    foreach (lc, t->rtable) {
+        auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
+        if (rte->rtekind == RTE_JOIN) rte->alias = nullptr;
+    }
+}
+
 // Rewrites a copy of the query into a template: occurrence k becomes a
 // reference to the CTE __ivm_src_<k+1>.  With counts, each such relation of
 // the FROM list has an extra column __ivm_cnt that the select list returns
@@ -196,7 +217,11 @@ namespace {
 // go; output columns are renamed to `names` when given.
 std::string build_template(Query* q, const char* cte, bool counts, const std::vector<std::string>* names = nullptr,
                            int filtered = -1) {
-    Query* t = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
+    Query* t = call([&] {
+        auto* copy = static_cast<Query*>(copyObjectImpl(q));
+        unname_joins(copy);
+        return copy;
+    });
     t->distinctClause = NIL;
     t->sortClause = NIL;
     t->cteList = NIL;

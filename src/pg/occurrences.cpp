@@ -255,10 +255,16 @@ Node* nested_filter(const Occurrence& o, const char* changed) {
     return filter;
 }
 
+// The queries on the way down from the owner: a join's alias column
+// reads the columns under it only where a Var names it (the join's list of
+// them names every column of both sides, used or not: a LEFT JOIN whose
+// nullable table had an unused json column was refused for it).
+constexpr int max_used_depth = 64;
 struct UsedWalk {
     int rtindex;
     int depth;
     List* attnos;
+    Query* queries[max_used_depth];  // by depth below the owner
 };
 bool mark_used(Node* node, void* raw) {
     if (node == nullptr) return false;
@@ -268,11 +274,22 @@ bool mark_used(Node* node, void* raw) {
         if (static_cast<int>(var->varno) == w->rtindex && static_cast<int>(var->varlevelsup) == w->depth &&
             var->varattno > 0)
             w->attnos = list_append_unique_int(w->attnos, var->varattno);
+        const int level = w->depth - static_cast<int>(var->varlevelsup);
+        RangeTblEntry* rte = level >= 0 ? rt_fetch(var->varno, w->queries[level]->rtable) : nullptr;
+        if (rte != nullptr && rte->rtekind == RTE_JOIN && var->varattno > 0) {
+            const int depth = w->depth;
+            w->depth = level;  // the alias column's Vars are relative to the join's query
+            const bool done = mark_used(static_cast<Node*>(list_nth(rte->joinaliasvars, var->varattno - 1)), raw);
+            w->depth = depth;
+            return done;
+        }
         return false;
     }
     if (IsA(node, Query)) {
-        ++w->depth;
-        bool done = query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(mark_used), raw, 0);
+        if (w->depth + 1 >= max_used_depth) elog(ERROR, "ivm: subqueries nested too deeply");
+        w->queries[++w->depth] = reinterpret_cast<Query*>(node);
+        bool done = query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(mark_used), raw,
+                                      QTW_IGNORE_JOINALIASES);
         --w->depth;
         return done;
     }
@@ -326,8 +343,8 @@ void add_change_filter(Query* q, const Occurrence& o, const char* changed) {
 }
 
 std::vector<AttrNumber> used_columns(const Occurrence& o) {
-    UsedWalk w{o.rtindex, 0, NIL};
-    call([&] { query_tree_walker(o.owner, reinterpret_cast<bool (*)()>(mark_used), &w, 0); });
+    UsedWalk w{o.rtindex, 0, NIL, {o.owner}};
+    call([&] { query_tree_walker(o.owner, reinterpret_cast<bool (*)()>(mark_used), &w, QTW_IGNORE_JOINALIASES); });
     std::vector<AttrNumber> attnos;
     ListCell* lc;
     foreach (lc, w.attnos) attnos.push_back(static_cast<AttrNumber>(lfirst_int(lc)));
