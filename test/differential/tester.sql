@@ -81,11 +81,11 @@ BEGIN
 END $$;
 
 -- One random statement: single-table DML of every kind, statements that
--- change two tables at once (writable CTEs), no-op updates, truncates;
+-- change two tables at once (writable CTEs), MERGE, no-op updates, truncates;
 -- the triggers of reset_tables change some rows again inside them.
 CREATE FUNCTION ivm_dt.random_statement() RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-    k int := floor(random() * 42)::int;
+    k int := floor(random() * 45)::int;
 BEGIN
     RETURN CASE k
     -- edges of the graphs
@@ -136,6 +136,8 @@ BEGIN
     WHEN 18 THEN format('WITH x AS (INSERT INTO t VALUES (%s, %L) RETURNING *) DELETE FROM s WHERE d IN (SELECT d FROM x)', ivm_dt.val(4, 0), ivm_dt.pick('p', 'q'))
     WHEN 19 THEN ivm_dt.pick('TRUNCATE s', 'TRUNCATE t', 'DELETE FROM r')
     WHEN 20 THEN format('INSERT INTO r SELECT g %% 6, %s, NULL FROM generate_series(1, %s) g', ivm_dt.val(5), 1 + floor(random() * 8)::int)
+    WHEN 42 THEN format('MERGE INTO f USING (SELECT %s::int AS id, %s::int AS k, %s::int AS v) x ON f.id = x.id WHEN MATCHED AND x.v IS NULL THEN DELETE WHEN MATCHED THEN UPDATE SET k = x.k, v = x.v WHEN NOT MATCHED THEN INSERT VALUES (x.id, x.k, x.v)', ivm_dt.val(30, 0), ivm_dt.val(6), ivm_dt.val(3))
+    WHEN 43 THEN format('MERGE INTO r USING (SELECT %s::int AS a, %s::int AS b) x ON r.a = x.a WHEN MATCHED THEN UPDATE SET b = x.b WHEN NOT MATCHED THEN INSERT VALUES (x.a, x.b, %L)', ivm_dt.val(6), ivm_dt.val(5), ivm_dt.pick('x', 'z', NULL))
     ELSE format('UPDATE r SET a = b, b = a WHERE c IS NOT DISTINCT FROM %L', ivm_dt.pick('x', 'y', NULL))
     END;
 END $$;

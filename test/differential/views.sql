@@ -125,3 +125,6 @@ SELECT ivm.create_view('dt_keyed_chain', 'SELECT f.id, d.name, e.x FROM f, dim d
 SELECT ivm.create_view('dt_keyed_alone', 'SELECT id, k FROM f WHERE v > 0');
 SELECT ivm.create_view('dt_keyed_over', 'SELECT name, count(*) AS n, sum(v) AS sv FROM dt_keyed GROUP BY name');
 SELECT ivm.create_view('dt_keyed_not', 'SELECT f.v, dim.name FROM f LEFT JOIN dim ON f.k = dim.k');
+-- joins read through their alias (the templates read the tables under them)
+SELECT ivm.create_view('dt_named_join', 'SELECT j.a, j.d, j.c FROM (r JOIN s ON r.b = s.b) AS j WHERE j.a IS DISTINCT FROM 2');
+SELECT ivm.create_view('dt_named_left', 'SELECT x.id, x.name FROM (f LEFT JOIN dim ON dim.k = f.k) AS x');
