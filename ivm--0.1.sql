@@ -15,7 +15,8 @@ CREATE TABLE ivm.view_catalog (
     definition     text NOT NULL,              -- the query as the user wrote it
     base_relations regclass[] NOT NULL,
     populated      boolean NOT NULL DEFAULT true, -- false after refresh_view(..., false)
-    part_of        integer                     -- made for that view (a subquery of its query)
+    part_of        integer,                    -- made for that view (a subquery of its query)
+    key_columns    text[]                      -- the columns its storage key hashes (quoted); NULL: all
 );
 CREATE SEQUENCE ivm.view_id_seq OWNED BY ivm.view_catalog.view_id;
 SELECT pg_catalog.pg_extension_config_dump('ivm.view_catalog', '');

@@ -65,6 +65,44 @@ std::string keyed_delta_query(const CountingView& view, std::size_t base);
 // inserted rows: a plain INSERT, each row one view row added.
 std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows);
 
+// The view columns a new storage's key hashes (quoted names), the one
+// leading the key first: every hashable one but those a lookup base shows
+// without a key showing by them (a value of the base's row, which the
+// shown key determines: hashing it adds nothing, and a lookup update would
+// move the key, which no HOT update may), led by the column showing a
+// lookup base's key whose rows do not tell the key (see LookupFind).
+// Empty for the usual key: every hashable column, led by the first
+// integer one (views without lookup bases).
+std::vector<std::string> key_columns(const CountingView& view);
+
+// Makes the model hash what its storage's key hashes: the columns a
+// storage recorded, the first leading the key if it is an integer (empty:
+// the usual key).  Views that aggregate key their groups: unchanged.
+void use_key_columns(CountingView& view, const std::vector<std::string>& names);
+
+// How a lookup update finds the tuples of a lookup base's row: by their
+// key, which the row's shown columns tell (a keying table's); in the key
+// index's range for the row's key, whose one column leads the storage key;
+// or by the columns showing the key, which only an index of the storage on
+// them (that the user made) makes cheaper than the usual merge.
+enum class LookupFind { ExactKey, KeyLead, Scan };
+LookupFind lookup_find(const CountingView& view, std::size_t base);
+
+// Whether a statement that changed only `base` may be merged by
+// lookup_update_statement: the base is a lookup base of the view
+// (CountingView::lookups).
+bool lookup_change(const CountingView& view, std::size_t base);
+
+// For such a statement whose rows pair up by the base's key (each deleted
+// row with an inserted one, as an UPDATE that keeps the key makes them;
+// the caller runs it only when it deleted as many rows as it inserted),
+// and where each pair keeps the columns the query reads otherwise: the
+// stored tuples showing each pair's key get the new row's values, in
+// place.  Returns (1 when it did so, view rows moved, storage rows moved);
+// when the rows do not pair up so it changes nothing and returns 0 first:
+// the usual merge is left to run.
+std::string lookup_update_statement(const CountingView& view, std::size_t base);
+
 // The statement that makes the storage exact, from refresh_delta_query.
 std::string refresh_statement(const CountingView& view);
 

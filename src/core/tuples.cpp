@@ -14,7 +14,7 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     std::vector<std::string> keyed;
     std::string lead;
     for (const Column& c : cols) {
-        if (!c.hashable) continue;
+        if (!c.hashable || !c.hashed) continue;
         keyed.push_back(qualifier.empty() ? c.name : qualifier + "." + c.name);
         if (lead.empty() && c.leads_key) lead = keyed.back();
     }

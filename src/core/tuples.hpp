@@ -12,7 +12,8 @@ namespace ivm::tuples {
 // "q.a, q.b" (or "a, b" without qualifier).
 std::string columns(const std::vector<Column>& cols, const std::string& qualifier);
 
-// The key of a tuple: hash_record_extended over its hashable columns, led
+// The key of a tuple: hash_record_extended over its hashable columns
+// (those marked hashed), led
 // (in the high bits) by the value of the column marked leads_key if any;
 // "" when it has no hashable column.  Storage tables keep it as __ivm_key
 // (indexed).

@@ -4,6 +4,7 @@
 #include "core/no_postgres.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,11 @@ struct Column {
     std::string type;      // SQL type with typmod and collation, e.g. varchar(10) COLLATE "C"
     bool not_null = false; // never NULL (a base column declared NOT NULL): plain = matches it
     bool leads_key = false; // an integer whose value leads the storage key (tuples::key)
+    bool integer = false;   // of an integer type (smallint, integer, bigint)
+    // Hashed into the storage key.  Every hashable column, but for a view
+    // with lookup bases (below) those a lookup base shows that do not show a
+    // key: a lookup update then moves no key (counting::key_columns).
+    bool hashed = true;
 };
 
 // One occurrence of a base relation in the FROM tree of a block.
@@ -95,6 +101,32 @@ struct CountingView {
     // removes tuples stored once and adds tuples that, once those are
     // gone, are not stored (counting::keyed_change).  Empty: none does.
     std::vector<bool> keying;
+
+    // A base joined on a unique key of its own whose columns the view shows,
+    // as themselves or as the columns they equal in the join (W1's branches,
+    // its key bid equal to the accounts.bid the view shows): the stored
+    // tuples a row of it derives are those that show its key, and it derives
+    // all of them.  An UPDATE of its rows that keeps each row's key and every
+    // column the query reads other than those it shows as they are moves
+    // those tuples to the rows' new values where they are stored
+    // (counting::lookup_update_statement), found through an index of the
+    // storage on the columns that show the key.
+    struct Lookup {
+        struct KeyPart {
+            std::string column;     // a column of the base's key (quoted)
+            std::string equality;   // the key's equality for it (qualified operator)
+            std::size_t shown = 0;  // the view column that shows it, or a column it equals
+            std::string match;      // the equality of that view column (left) with it (right)
+        };
+        std::vector<KeyPart> key;
+        struct Shown {
+            std::size_t column = 0;  // a view column
+            std::string source;      // the base's column it shows as it is (quoted)
+        };
+        std::vector<Shown> shown;
+        std::vector<std::string> guarded;  // the base's columns the query reads otherwise (quoted)
+    };
+    std::vector<std::optional<Lookup>> lookups;  // per base; empty: none is
 
     // Aggregate views (GROUP BY, aggregates, HAVING): one stored row per
     // group, one block.  Its template then outputs the group keys (as

@@ -112,18 +112,7 @@ std::string equality_operator(Oid type, const char* column) {
         throw unsupported(std::string("the column \"") + column + "\" of type " + tname +
                           ", which has no equality operator");
     }
-    Oid opno = tc->eq_opr;
-    const char* name = nullptr;
-    const char* nsp = nullptr;
-    call([&] {
-        HeapTuple tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
-        if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for operator %u", opno);
-        auto* form = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tup));
-        name = pstrdup(NameStr(form->oprname));
-        nsp = quote_identifier(get_namespace_name(form->oprnamespace));
-        ReleaseSysCache(tup);
-    });
-    return std::string("OPERATOR(") + nsp + "." + name + ")";
+    return qualified_operator(tc->eq_opr);
 }
 
 // A type as SQL, schema-qualified, with typmod and collation.
@@ -358,6 +347,7 @@ namespace {
 void mark_key_lead(std::vector<Column>& cols, Oid type) {
     const bool integer = type == INT2OID || type == INT4OID || type == INT8OID;
     const bool led = std::any_of(cols.begin(), cols.end(), [](const Column& c) { return c.leads_key; });
+    cols.back().integer = integer;
     cols.back().leads_key = integer && !led && cols.back().hashable;
 }
 
@@ -833,8 +823,10 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
             describe_aggregation(q, cte_name, out.model);
         else
             fill_templates(out.model.blocks.back(), half, cte_name, &names);
-        if (halves.size() == 1)
+        if (halves.size() == 1) {
             out.model.keying = keying_bases(half, occurrences, out.model.blocks.back().sources, out.model.bases.size());
+            out.model.lookups = lookup_bases(half, occurrences, out.model.blocks.back().sources, out.model.bases.size());
+        }
     }
     return out;
 }

@@ -43,7 +43,24 @@ std::optional<Entry> find(const std::string& where, const std::string& arg) {
     e.populated = r[7] == std::string("t");
     e.recursive_storage = to_oid(r[8]);
     e.part_of = std::stoi(*r[9]);
+    for (const spi::Row& k : spi::query("SELECT k FROM ivm.view_catalog, pg_catalog.unnest(key_columns) WITH ORDINALITY "
+                                        "AS u(k, n) WHERE view_id = $1::integer ORDER BY n", {std::to_string(e.view_id)}))
+        e.key_columns.push_back(k[0].value_or(""));
     return e;
+}
+
+// An array literal of texts, each quoted.
+std::string text_array(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        out += i ? ",\"" : "\"";
+        for (char c : items[i]) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    return out + "}";
 }
 
 // Catalog writes run as the catalog's owner: users creating views need no
@@ -84,12 +101,13 @@ void insert(const Entry& e) {
     bases += "}";
     as_catalog_owner([&] {
         spi::execute("INSERT INTO ivm.view_catalog (view_id, view_name, storage, query_view, "
-                     "algorithm, definition, base_relations, recursive_storage, part_of) VALUES ($1::integer, "
-                     "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid, $9::integer)",
+                     "algorithm, definition, base_relations, recursive_storage, part_of, key_columns) VALUES ($1::integer, "
+                     "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid, $9::integer, $10::text[])",
                      {std::to_string(e.view_id), std::to_string(e.view), std::to_string(e.storage),
                       std::to_string(e.query_view), e.algorithm, e.definition, bases,
                       e.recursive_storage == InvalidOid ? spi::Value() : spi::Value(std::to_string(e.recursive_storage)),
-                      e.part_of == 0 ? spi::Value() : spi::Value(std::to_string(e.part_of))});
+                      e.part_of == 0 ? spi::Value() : spi::Value(std::to_string(e.part_of)),
+                      e.key_columns.empty() ? spi::Value() : spi::Value(text_array(e.key_columns))});
     });
 }
 

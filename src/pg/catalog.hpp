@@ -19,6 +19,9 @@ struct Entry {
     std::vector<Oid> bases;
     bool populated = true;
     int32 part_of = 0;  // the view it was made for (a subquery of that view's query), or 0
+    // The view columns (quoted) its storage's key hashes, as made; empty:
+    // every hashable one (counting::key_columns).
+    std::vector<std::string> key_columns;
 };
 
 // Callers hold an SPI connection.

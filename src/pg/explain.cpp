@@ -117,6 +117,23 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("  merge: " + counting::merge_statement(model, "<delta>"));
         if (const std::string extremes = counting::extremes_statement(model); !extremes.empty())
             lines.push_back("  then, for groups left without their min or max: " + extremes);
+        if (counting::lookup_change(model, b)) {
+            const CountingView::Lookup& lookup = *model.lookups[b];
+            std::vector<std::string> shown_by;
+            for (const CountingView::Lookup::KeyPart& k : lookup.key)
+                shown_by.push_back(k.column + " by " + model.columns.at(k.shown).name);
+            const counting::LookupFind find = counting::lookup_find(model, b);
+            const char* found = find == counting::LookupFind::ExactKey ? "found by their key, which its rows tell,"
+                                : find == counting::LookupFind::KeyLead
+                                    ? "found in the key index range of the key, whose column leads the storage key,"
+                                    : "found through an index of the storage on the columns showing it (without "
+                                      "one, the usual merge runs),";
+            lines.push_back("  a lookup table: its key is shown (" + sql::join(shown_by, ", ") +
+                            "); when it is the only table changed and its rows keep their keys and what the view reads "
+                            "otherwise (" + (lookup.guarded.empty() ? "nothing" : sql::join(lookup.guarded, ", ")) +
+                            "), the tuples showing each key, " + found + " take the new values in place:");
+            lines.push_back("  lookup update: " + counting::lookup_update_statement(model, b));
+        }
         if (!counting::keyed_change(model, b)) continue;
         lines.push_back("  when it is the only table changed: the tuples its deleted rows took away are deleted (each "
                         "is stored once), those its inserted rows make are inserted without a lookup (none is stored "

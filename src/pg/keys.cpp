@@ -168,7 +168,140 @@ std::vector<UniqueKey> set_key(const RangeTblEntry* cte) {
     return {key};
 }
 
+// The view's output columns that are a column of the block as it is (no
+// cast): (index among the output columns, the Var).
+std::vector<std::pair<std::size_t, const Var*>> bare_outputs(Query* q) {
+    std::vector<std::pair<std::size_t, const Var*>> out;
+    std::size_t column = 0;
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk) continue;
+        const auto* node = reinterpret_cast<const Node*>(te->expr);
+        if (IsA(node, Var)) {
+            const auto* var = reinterpret_cast<const Var*>(node);
+            if (var->varlevelsup == 0 && var->varattno > 0) out.emplace_back(column, var);
+        }
+        ++column;
+    }
+    return out;
+}
+
+std::string column_name(Oid relid, AttrNumber attno) {
+    return call([&] { return quote_identifier(get_attname(relid, attno, false)); });
+}
+
+// The columns of the occurrence at `rtindex` that q reads other than as
+// output columns showing them as they are.
+std::vector<AttrNumber> read_otherwise(Query* q, int rtindex) {
+    Query shallow = *q;
+    shallow.targetList = call([&] {
+        List* kept = NIL;
+        ListCell* lc;
+        foreach (lc, q->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            const auto* var = IsA(te->expr, Var) ? reinterpret_cast<const Var*>(te->expr) : nullptr;
+            const bool bare = var != nullptr && static_cast<int>(var->varno) == rtindex && var->varlevelsup == 0 &&
+                              var->varattno > 0 && !te->resjunk;
+            if (!bare) kept = lappend(kept, te);
+        }
+        return kept;
+    });
+    Occurrence o;
+    o.owner = &shallow;
+    o.rtindex = rtindex;
+    return used_columns(o);
+}
+
+// Where the view shows key column `c` of the occurrence at `rtindex`: the
+// output column showing it, or one showing a column it equals in the join.
+std::optional<CountingView::Lookup::KeyPart> shown_key_part(
+    const KeyColumn& c, Oid relid, int rtindex, const std::vector<std::pair<std::size_t, const Var*>>& outputs,
+    const std::vector<Equality>& equalities) {
+    const Oid type = call([&] { return get_atttype(relid, c.attno); });
+    const Oid key_eq = call([&] { return get_opfamily_member(c.opfamily, type, type, BTEqualStrategyNumber); });
+    if (!OidIsValid(key_eq)) return std::nullopt;
+    CountingView::Lookup::KeyPart part;
+    part.column = column_name(relid, c.attno);
+    part.equality = qualified_operator(key_eq);
+    for (const auto& [column, var] : outputs)
+        if (static_cast<int>(var->varno) == rtindex && var->varattno == c.attno) {
+            part.shown = column;
+            part.match = part.equality;
+            return part;
+        }
+    for (const Equality& e : equalities) {
+        for (const auto& [mine, other] : {std::pair{e.left, e.right}, std::pair{e.right, e.left}}) {
+            if (static_cast<int>(mine->varno) != rtindex || mine->varattno != c.attno) continue;
+            if (!equality_of(e.op, c.opfamily) || !same_equality(e.collation, c.collation)) continue;
+            // The operator with the shown column on its left.
+            const Oid op = other == e.left ? e.op : call([&] { return get_commutator(e.op); });
+            if (!OidIsValid(op)) continue;
+            for (const auto& [column, var] : outputs)
+                if (var->varno == other->varno && var->varattno == other->varattno) {
+                    part.shown = column;
+                    part.match = qualified_operator(op);
+                    return part;
+                }
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
+
+std::string qualified_operator(Oid opno) {
+    const char* name = nullptr;
+    const char* nsp = nullptr;
+    call([&] {
+        HeapTuple tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+        if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for operator %u", opno);
+        auto* form = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tup));
+        name = pstrdup(NameStr(form->oprname));
+        nsp = quote_identifier(get_namespace_name(form->oprnamespace));
+        ReleaseSysCache(tup);
+    });
+    return std::string("OPERATOR(") + nsp + "." + name + ")";
+}
+
+std::vector<std::optional<CountingView::Lookup>> lookup_bases(Query* q, const std::vector<Occurrence>& occurrences,
+                                                               const std::vector<Source>& sources, std::size_t bases) {
+    std::vector<std::optional<CountingView::Lookup>> lookups(bases);
+    if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->hasSubLinks || q->hasTargetSRFs ||
+        q->setOperations != nullptr)
+        return lookups;
+    for (const Occurrence& o : occurrences)
+        if (o.owner != q || o.role != Source::Role::Linear) return lookups;
+    std::vector<Equality> equalities;
+    if (!collect_equalities(reinterpret_cast<Node*>(q->jointree), equalities)) return lookups;
+    const auto outputs = bare_outputs(q);
+    for (std::size_t t = 0; t < occurrences.size(); ++t) {
+        const std::size_t base = sources[t].base;
+        const auto same_base = [&](const Source& s) { return s.base == base; };
+        if (std::count_if(sources.begin(), sources.end(), same_base) != 1 || !sources[t].multiplicity.empty()) continue;
+        RangeTblEntry* rte = rt_fetch(occurrences[t].rtindex, q->rtable);
+        if (rte->rtekind != RTE_RELATION) continue;
+        const Oid relid = rte->relid;
+        const char kind = call([&] { return get_rel_relkind(relid); });
+        if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) continue;
+        const int rtindex = occurrences[t].rtindex;
+        for (const UniqueKey& key : unique_keys(relid)) {
+            CountingView::Lookup lookup;
+            for (const KeyColumn& c : key) {
+                std::optional<CountingView::Lookup::KeyPart> part = shown_key_part(c, relid, rtindex, outputs, equalities);
+                if (!part) break;
+                lookup.key.push_back(std::move(*part));
+            }
+            if (lookup.key.size() != key.size()) continue;
+            for (const auto& [column, var] : outputs)
+                if (static_cast<int>(var->varno) == rtindex) lookup.shown.push_back({column, column_name(relid, var->varattno)});
+            for (AttrNumber a : read_otherwise(q, rtindex)) lookup.guarded.push_back(column_name(relid, a));
+            lookups[base] = std::move(lookup);
+            break;
+        }
+    }
+    return lookups;
+}
 
 bool attribute_not_null(Oid relid, AttrNumber attno) {
     HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attno));

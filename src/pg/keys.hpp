@@ -5,6 +5,8 @@
 #include "pg/occurrences.hpp"
 #include "pg/pg.hpp"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace ivm::pg {
@@ -12,6 +14,9 @@ namespace ivm::pg {
 // Whether column `attno` of `relid` is declared NOT NULL (raw syscache
 // access: call it inside call()).
 bool attribute_not_null(Oid relid, AttrNumber attno);
+
+// An operator as generated SQL names it: OPERATOR(schema.name).
+std::string qualified_operator(Oid opno);
 
 // One column of a unique key, with the operator family and collation its
 // index compares it with.
@@ -33,5 +38,10 @@ std::vector<UniqueKey> unique_keys(Oid relid);
 // block, `occurrences` and `sources` its occurrences as found and described.
 std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurrences,
                                const std::vector<Source>& sources, std::size_t bases);
+
+// For each base: how it is a lookup base of the view (CountingView::Lookup),
+// or nothing.  Arguments as for keying_bases.
+std::vector<std::optional<CountingView::Lookup>> lookup_bases(Query* q, const std::vector<Occurrence>& occurrences,
+                                                               const std::vector<Source>& sources, std::size_t bases);
 
 }  // namespace ivm::pg

@@ -253,6 +253,15 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
     return rows > rebuild_fraction * size;
 }
 
+// Counts a maintenance run that began at `started` in the statistics.
+void record_run(const ViewRuntime& view, const MaintenanceResult& result, TimestampTz started) {
+    long seconds = 0;
+    int microseconds = 0;
+    TimestampDifference(started, GetCurrentTimestamp(), &seconds, &microseconds);
+    shared::record(view.entry.view_id, result.rows_added, result.rows_removed,
+                   static_cast<double>(seconds) * 1000.0 + microseconds / 1000.0);
+}
+
 // Runs a merge statement, through a kept plan when `key` is given, and
 // counts it in the statistics.  A merge returns one row of counts (see
 // counting::merge_statement), or is a plain INSERT of tuples with count 1.
@@ -298,16 +307,79 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
         rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
         if (rc != SPI_OK_UPDATE) throw Error(sqlstate::internal_error, "ivm could not recompute the extremes of a view");
     }
-    long seconds = 0;
-    int microseconds = 0;
-    TimestampDifference(started, GetCurrentTimestamp(), &seconds, &microseconds);
-    shared::record(view.entry.view_id, result.rows_added, result.rows_removed,
-                  static_cast<double>(seconds) * 1000.0 + microseconds / 1000.0);
+    record_run(view, result, started);
+    return result;
+}
+
+// A lookup base's change whose rows pair up by its key moves its tuples in
+// place (counting::lookup_update_statement); nothing when they do not.
+std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small) {
+    const TimestampTz started = GetCurrentTimestamp();
+    auto generate = [&] { return counting::lookup_update_statement(view.analyzed.model, base); };
+    int rc;
+    if (small) {
+        SPIPlanPtr plan = kept_plan(view, "lookup " + std::to_string(base), generate);
+        rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
+    } else {
+        const std::string sql = generate();
+        const char* text = sql.c_str();
+        rc = call([&] { return SPI_execute(text, false, 0); });
+    }
+    if (rc != SPI_OK_SELECT || SPI_processed != 1) throw Error(sqlstate::internal_error, "ivm lookup update returned no result");
+    if (spi::result_int(0, 0) == 0) return std::nullopt;
+    MaintenanceResult result;
+    result.rows_added = result.rows_removed = spi::result_int(0, view.analyzed.model.distinct ? 2 : 1);
+    record_run(view, result, started);
     return result;
 }
 
 uint64 rows_in(Tuplestorestate* store) {
     return store == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(store));
+}
+
+// Whether an index of the storage leads with `column` (quoted).
+bool storage_indexed_on(Oid storage, const std::string& column) {
+    List* indexes = call([&] {
+        Relation rel = table_open(storage, AccessShareLock);
+        List* list = RelationGetIndexList(rel);
+        table_close(rel, AccessShareLock);
+        return list;
+    });
+    ListCell* lc;
+    foreach (lc, indexes) {
+        const Oid index = lfirst_oid(lc);
+        const char* first = call([&]() -> const char* {
+            HeapTuple tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+            if (!HeapTupleIsValid(tup)) return nullptr;
+            auto* form = reinterpret_cast<Form_pg_index>(GETSTRUCT(tup));
+            const AttrNumber attno = form->indnkeyatts > 0 ? form->indkey.values[0] : 0;
+            ReleaseSysCache(tup);
+            return attno > 0 ? quote_identifier(get_attname(storage, attno, false)) : nullptr;
+        });
+        if (first != nullptr && column == first) return true;
+    }
+    return false;
+}
+
+// A change of a lookup base of the view (counting::lookup_change) alone,
+// as many rows deleted as inserted: an UPDATE, which may keep the keys.  A
+// base whose tuples a scan finds needs an index of the storage for them.
+std::optional<std::size_t> lookup_change(ViewRuntime& view, const std::vector<BaseChange>& changes) {
+    const CountingView& model = view.analyzed.model;
+    std::optional<std::size_t> found;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
+        if (inserted == 0 && deleted == 0) continue;
+        if (found || inserted != deleted || !counting::lookup_change(model, b)) return std::nullopt;
+        found = b;
+    }
+    if (!found || counting::lookup_find(model, *found) != counting::LookupFind::Scan) return found;
+    auto it = view.lookup_indexed.find(*found);
+    if (it == view.lookup_indexed.end()) {
+        const std::size_t column = model.lookups[*found]->key.front().shown;
+        it = view.lookup_indexed.emplace(*found, storage_indexed_on(view.entry.storage, model.columns.at(column).name)).first;
+    }
+    return it->second ? found : std::nullopt;
 }
 
 // A change of a keyed view's one base read once (counting::keyed_change),
@@ -417,6 +489,7 @@ std::shared_ptr<ViewRuntime> runtime_for(int32 view_id) {
     const Oid rec = entry->recursive_storage;
     view->analyzed = analyze_view(entry->query_view, qualified_name(entry->storage),
                                   rec == InvalidOid ? std::string() : qualified_name(rec), rec);
+    counting::use_key_columns(view->analyzed.model, entry->key_columns);  // what the storage was made with
     view->owner = relation_owner(entry->storage);
     view->pages_planned_for = pages_read(*view);
     runtimes.emplace(view_id, view);
@@ -457,6 +530,12 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     Elevated e = enter(view);
     const bool small = rows <= large_delta_rows;
     const bool lookups = rows <= lookup_delta_rows;
+    if (const std::optional<std::size_t> lookup = lookup_change(view, changes)) {
+        if (std::optional<MaintenanceResult> moved = run_lookup_update(view, *lookup, small)) {
+            leave(e);
+            return *moved;
+        }
+    }
     const std::optional<KeyedChange> keyed = keyed_change(model, changes);
     // Fresh tuples alone are cheaper to write than the view is to rebuild.
     const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);

@@ -48,6 +48,10 @@ public:
     // Whether DRed's small recursive steps are planned as index lookups
     // (maintain.cpp, lookups_possible): decided on the first one.
     std::optional<bool> index_lookups;
+    // Per lookup base found by a scan (counting::LookupFind::Scan): whether
+    // an index of the storage leads with the first column showing its key,
+    // which alone makes the lookup update cheaper than the usual merge.
+    std::map<std::size_t, bool> lookup_indexed;
     // Pages of the relations maintenance reads when this runtime was made
     // (maintain.cpp, pages_read): its plans were made for about that much.
     double pages_planned_for = 0;

@@ -352,6 +352,8 @@ int64 create_view(const char* name, const char* query) {
                                               entry.recursive_storage, items ? &*items : nullptr);
     if (analyzed.ignored_order_by)
         notice("ORDER BY is ignored: an incrementally maintained view is a multiset, read it with ORDER BY");
+    entry.key_columns = counting::key_columns(analyzed.model);
+    counting::use_key_columns(analyzed.model, entry.key_columns);
     create_storage_and_view(n, analyzed);
 
     entry.view_id = catalog::next_view_id();
@@ -427,11 +429,15 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
 
     // In with the new ones.  The stored tuples stay when the storage keeps
-    // its shape: the first merge then changes only what the definitions
-    // disagree on.  (An aggregate's storage is keyed by its groups.)
-    const bool same_columns = shape(proposed.model) == old_shape;
+    // its shape and its key: the first merge then changes only what the
+    // definitions disagree on.  (An aggregate's storage is keyed by its groups.)
+    const std::vector<std::string> key_columns = counting::key_columns(proposed.model);
+    counting::use_key_columns(proposed.model, key_columns);
+    const bool same_columns = shape(proposed.model) == old_shape && key_columns == entry.key_columns;
     AnalyzedView analyzed = create_definition(n, items ? items->stand_in.c_str() : query, recursive, entry.query_view,
                                               entry.recursive_storage, items ? &*items : nullptr);
+    counting::use_key_columns(analyzed.model, key_columns);
+    entry.key_columns = key_columns;
     int64 changed = 0;
     if (!same_columns) {
         spi::execute("DROP VIEW " + n.view);

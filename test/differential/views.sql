@@ -128,3 +128,8 @@ SELECT ivm.create_view('dt_keyed_not', 'SELECT f.v, dim.name FROM f LEFT JOIN di
 -- joins read through their alias (the templates read the tables under them)
 SELECT ivm.create_view('dt_named_join', 'SELECT j.a, j.d, j.c FROM (r JOIN s ON r.b = s.b) AS j WHERE j.a IS DISTINCT FROM 2');
 SELECT ivm.create_view('dt_named_left', 'SELECT x.id, x.name FROM (f LEFT JOIN dim ON dim.k = f.k) AS x');
+-- lookup bases: f shows its key id, dim its key k (through f.k): updates that keep the keys
+-- and what the views read otherwise move the tuples in place
+SELECT ivm.create_view('dt_lookup', 'SELECT f.id, f.k, f.v, dim.name FROM f JOIN dim ON f.k = dim.k');
+SELECT ivm.create_view('dt_lookup_chain', 'SELECT f.v, d.k, d.name, e.x FROM f, dim d, dim2 e WHERE d.k = f.k AND e.name = d.name');
+SELECT ivm.create_view('dt_lookup_distinct', 'SELECT DISTINCT f.k, dim.name FROM f JOIN dim ON dim.k = f.k');

@@ -11,6 +11,8 @@ INSERT INTO edges SELECT g, g + 1 + g % 3 FROM generate_series(1, 30) g;
 CREATE SCHEMA "Reports";
 SET client_min_messages = warning;
 SELECT ivm.create_view('staff', 'SELECT e.id, d.name, e.pay FROM emp e JOIN dept d ON e.dept = d.id');
+-- lookup bases (emp by its id, dept by e.dept): its storage key, catalogued, leaves the names out
+SELECT ivm.create_view('staff_depts', 'SELECT e.id, e.dept, e.pay, d.name FROM emp e JOIN dept d ON d.id = e.dept');
 SELECT ivm.create_view('"Reports"."Pay by dept"', 'SELECT name, count(*) AS n, sum(pay) AS total, avg(pay) AS mean FROM staff GROUP BY name');
 SELECT ivm.create_view('top_pay', 'SELECT dept, max(pay) AS top FROM emp GROUP BY dept HAVING count(*) > 1');
 SELECT ivm.create_view('unstaffed', 'SELECT id FROM dept EXCEPT SELECT dept FROM emp');
