@@ -1029,7 +1029,19 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     const std::string key = tuples::key(keyed_columns(view), "");
     if (!key.empty()) columns += ", __ivm_key bigint NOT NULL";
     std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
-    if (!key.empty()) ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");
+    if (key.empty()) return ddl;
+    ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");
+    // What the key is made of, for \d+ (and alter_view's comparison of storages).
+    std::vector<std::string> hashed;
+    std::string lead;
+    for (const Column& c : keyed_columns(view)) {
+        if (!c.hashable || !c.hashed) continue;
+        hashed.push_back(c.name);
+        if (c.leads_key) lead = c.name;
+    }
+    ddl.push_back("COMMENT ON COLUMN " + view.storage + ".__ivm_key IS " +
+                  sql::literal("the key by which maintenance finds a stored row: a hash of (" + sql::join(hashed, ", ") +
+                               ")" + (lead.empty() ? "" : ", led by the value of " + lead)));
     return ddl;
 }
 

@@ -300,9 +300,11 @@ TEST(CountingPartial, WithoutGroupByTheOneRowStays) {
     EXPECT_EQ(refresh.substr(0, delta_end).rfind(" __ivm_u HAVING"), std::string::npos);
 }
 
-TEST(CountingStorage, KeyIsIndexed) {
+TEST(CountingStorage, KeyIsIndexedAndSaysWhatItHashes) {
     auto ddl = ivm::counting::storage_ddl(join_view(), "public.v__ivm_query");
-    ASSERT_EQ(ddl.size(), 2u);
+    ASSERT_EQ(ddl.size(), 3u);
+    EXPECT_EQ(ddl[2].rfind("COMMENT ON COLUMN public.v__ivm_data.__ivm_key IS 'the key by which maintenance finds a "
+                           "stored row: a hash of (", 0), 0u);
     EXPECT_NE(ddl[0].find("LIKE public.v__ivm_query"), std::string::npos);
     // a plain column every insert writes (a generated one costs each statement its preparation)
     EXPECT_NE(ddl[0].find("__ivm_key bigint NOT NULL"), std::string::npos);
