@@ -109,8 +109,8 @@ struct CountingView {
     // all of them.  An UPDATE of its rows that keeps each row's key and every
     // column the query reads other than those it shows as they are moves
     // those tuples to the rows' new values where they are stored
-    // (counting::lookup_update_statement), found through an index of the
-    // storage on the columns that show the key.
+    // (counting::lookup_update_statement; counting::LookupFind says how the
+    // tuples are found).
     struct Lookup {
         struct KeyPart {
             std::string column;     // a column of the base's key (quoted)

@@ -16,6 +16,15 @@ struct IndexRow {
     Oid collation[INDEX_MAX_KEYS] = {};
 };
 
+List* index_list(Oid relid) {
+    return call([&] {
+        Relation rel = table_open(relid, AccessShareLock);
+        List* list = RelationGetIndexList(rel);
+        table_close(rel, AccessShareLock);
+        return list;
+    });
+}
+
 IndexRow read_index(Oid relid, Oid index) {
     IndexRow row;
     call([&] {
@@ -168,8 +177,16 @@ std::vector<UniqueKey> set_key(const RangeTblEntry* cte) {
     return {key};
 }
 
-// The view's output columns that are a column of the block as it is (no
-// cast): (index among the output columns, the Var).
+// The Var an output column is when it shows a column of the block as it
+// is (no cast), or null.
+const Var* bare_var(const TargetEntry* te) {
+    if (te->resjunk || !IsA(te->expr, Var)) return nullptr;
+    const auto* var = reinterpret_cast<const Var*>(te->expr);
+    return var->varlevelsup == 0 && var->varattno > 0 ? var : nullptr;
+}
+
+// The view's output columns that are bare: (index among the output
+// columns, the Var).
 std::vector<std::pair<std::size_t, const Var*>> bare_outputs(Query* q) {
     std::vector<std::pair<std::size_t, const Var*>> out;
     std::size_t column = 0;
@@ -177,11 +194,7 @@ std::vector<std::pair<std::size_t, const Var*>> bare_outputs(Query* q) {
     foreach (lc, q->targetList) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         if (te->resjunk) continue;
-        const auto* node = reinterpret_cast<const Node*>(te->expr);
-        if (IsA(node, Var)) {
-            const auto* var = reinterpret_cast<const Var*>(node);
-            if (var->varlevelsup == 0 && var->varattno > 0) out.emplace_back(column, var);
-        }
+        if (const Var* var = bare_var(te)) out.emplace_back(column, var);
         ++column;
     }
     return out;
@@ -200,10 +213,8 @@ std::vector<AttrNumber> read_otherwise(Query* q, int rtindex) {
         ListCell* lc;
         foreach (lc, q->targetList) {
             auto* te = static_cast<TargetEntry*>(lfirst(lc));
-            const auto* var = IsA(te->expr, Var) ? reinterpret_cast<const Var*>(te->expr) : nullptr;
-            const bool bare = var != nullptr && static_cast<int>(var->varno) == rtindex && var->varlevelsup == 0 &&
-                              var->varattno > 0 && !te->resjunk;
-            if (!bare) kept = lappend(kept, te);
+            const Var* var = bare_var(te);
+            if (var == nullptr || static_cast<int>(var->varno) != rtindex) kept = lappend(kept, te);
         }
         return kept;
     });
@@ -311,15 +322,29 @@ bool attribute_not_null(Oid relid, AttrNumber attno) {
     return not_null;
 }
 
+std::vector<AttrNumber> index_leads(Oid relid) {
+    std::vector<AttrNumber> leads;
+    List* indexes = index_list(relid);
+    ListCell* lc;
+    foreach (lc, indexes) {
+        const Oid index = lfirst_oid(lc);
+        const AttrNumber lead = call([&]() -> AttrNumber {
+            HeapTuple tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+            if (!HeapTupleIsValid(tup)) return 0;
+            auto* form = reinterpret_cast<Form_pg_index>(GETSTRUCT(tup));
+            const AttrNumber attno = form->indisvalid && form->indnkeyatts > 0 ? form->indkey.values[0] : 0;
+            ReleaseSysCache(tup);
+            return attno;
+        });
+        if (lead > 0) leads.push_back(lead);
+    }
+    return leads;
+}
+
 std::vector<UniqueKey> unique_keys(Oid relid) {
     const bool children = call([&] { return get_rel_relkind(relid) == RELKIND_RELATION && has_subclass(relid); });
     if (children) return {};
-    List* indexes = call([&] {
-        Relation rel = table_open(relid, AccessShareLock);
-        List* list = RelationGetIndexList(rel);
-        table_close(rel, AccessShareLock);
-        return list;
-    });
+    List* indexes = index_list(relid);
     std::vector<UniqueKey> keys;
     ListCell* lc;
     foreach (lc, indexes) {

@@ -33,6 +33,10 @@ using UniqueKey = std::vector<KeyColumn>;
 // parent's index says nothing about its children's rows).
 std::vector<UniqueKey> unique_keys(Oid relid);
 
+// The column each valid index of the relation leads with (indexes on an
+// expression first left out).
+std::vector<AttrNumber> index_leads(Oid relid);
+
 // For each base of the view (indexed like CountingView::bases): whether it
 // keys the view, as CountingView::keying says.  `q` is the view's only
 // block, `occurrences` and `sources` its occurrences as found and described.

@@ -5,6 +5,7 @@
 #include "core/fixpoint.hpp"
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/keys.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 #include "pg/shared.hpp"
@@ -262,6 +263,21 @@ void record_run(const ViewRuntime& view, const MaintenanceResult& result, Timest
                    static_cast<double>(seconds) * 1000.0 + microseconds / 1000.0);
 }
 
+// Runs `generate`'s statement through the view's plan kept under `key`
+// (made with prefer_lookups first when `lookups`), or, without a key,
+// planned for this run only.  Returns SPI's result code.
+int run_statement(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
+                  bool lookups = false) {
+    if (key.empty()) {
+        const std::string sql = generate();
+        const char* text = sql.c_str();
+        return call([&] { return SPI_execute(text, false, 0); });
+    }
+    SPIPlanPtr plan = lookups ? kept_lookups_plan(view, key + " lookups", generate) : nullptr;
+    if (plan == nullptr) plan = kept_plan(view, key, generate);
+    return call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
+}
+
 // Runs a merge statement, through a kept plan when `key` is given, and
 // counts it in the statistics.  A merge returns one row of counts (see
 // counting::merge_statement), or is a plain INSERT of tuples with count 1.
@@ -270,16 +286,7 @@ void record_run(const ViewRuntime& view, const MaintenanceResult& result, Timest
 MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
                             bool lookups = false) {
     const TimestampTz started = GetCurrentTimestamp();
-    int rc;
-    if (key.empty()) {
-        const std::string sql = generate();
-        const char* text = sql.c_str();
-        rc = call([&] { return SPI_execute(text, false, 0); });
-    } else {
-        SPIPlanPtr plan = lookups ? kept_lookups_plan(view, key + " lookups", generate) : nullptr;
-        if (plan == nullptr) plan = kept_plan(view, key, generate);
-        rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
-    }
+    int rc = run_statement(view, key, generate, lookups);
     MaintenanceResult result;
     if (rc == SPI_OK_INSERT) {  // a plain INSERT of tuples shown once each
         result.rows_added = static_cast<int64>(SPI_processed);
@@ -315,16 +322,8 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
 // place (counting::lookup_update_statement); nothing when they do not.
 std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small) {
     const TimestampTz started = GetCurrentTimestamp();
-    auto generate = [&] { return counting::lookup_update_statement(view.analyzed.model, base); };
-    int rc;
-    if (small) {
-        SPIPlanPtr plan = kept_plan(view, "lookup " + std::to_string(base), generate);
-        rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
-    } else {
-        const std::string sql = generate();
-        const char* text = sql.c_str();
-        rc = call([&] { return SPI_execute(text, false, 0); });
-    }
+    const int rc = run_statement(view, small ? "lookup " + std::to_string(base) : std::string(),
+                                 [&] { return counting::lookup_update_statement(view.analyzed.model, base); });
     if (rc != SPI_OK_SELECT || SPI_processed != 1) throw Error(sqlstate::internal_error, "ivm lookup update returned no result");
     if (spi::result_int(0, 0) == 0) return std::nullopt;
     MaintenanceResult result;
@@ -333,31 +332,11 @@ std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_
     return result;
 }
 
-uint64 rows_in(Tuplestorestate* store) {
-    return store == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(store));
-}
 
 // Whether an index of the storage leads with `column` (quoted).
 bool storage_indexed_on(Oid storage, const std::string& column) {
-    List* indexes = call([&] {
-        Relation rel = table_open(storage, AccessShareLock);
-        List* list = RelationGetIndexList(rel);
-        table_close(rel, AccessShareLock);
-        return list;
-    });
-    ListCell* lc;
-    foreach (lc, indexes) {
-        const Oid index = lfirst_oid(lc);
-        const char* first = call([&]() -> const char* {
-            HeapTuple tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
-            if (!HeapTupleIsValid(tup)) return nullptr;
-            auto* form = reinterpret_cast<Form_pg_index>(GETSTRUCT(tup));
-            const AttrNumber attno = form->indnkeyatts > 0 ? form->indkey.values[0] : 0;
-            ReleaseSysCache(tup);
-            return attno > 0 ? quote_identifier(get_attname(storage, attno, false)) : nullptr;
-        });
-        if (first != nullptr && column == first) return true;
-    }
+    for (AttrNumber lead : index_leads(storage))
+        if (column == call([&] { return quote_identifier(get_attname(storage, lead, false)); })) return true;
     return false;
 }
 
@@ -401,6 +380,10 @@ std::optional<KeyedChange> keyed_change(const CountingView& model, const std::ve
 }
 
 }  // namespace
+
+uint64 rows_in(Tuplestorestate* store) {
+    return store == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(store));
+}
 
 void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {
     const char* enr_name = name.c_str();
@@ -604,34 +587,6 @@ void end_kept_sets(std::size_t mark) {
     }
 }
 
-// Runs a prepared query that returns rows (with `snapshot`, or a new one as
-// SPI_execute takes; at most `limit` rows when not 0) and hands each row to
-// `sink`, fetching them through a cursor a batch at a time: a step of a
-// million rows never sits in memory whole (the tuplestores it goes to
-// spill to disk).  Raw PostgreSQL calls: run it inside call().
-constexpr uint64 fetch_batch = 10000;
-
-template <typename Sink>
-uint64 fetch_rows(SPIPlanPtr plan, Snapshot snapshot, uint64 limit, const Sink& sink, TupleDesc* desc = nullptr) {
-    const bool given = snapshot != InvalidSnapshot;
-    if (given) PushActiveSnapshot(snapshot);
-    Portal portal = SPI_cursor_open(nullptr, plan, nullptr, nullptr, given);
-    if (given) PopActiveSnapshot();
-    uint64 rows = 0;
-    for (;;) {
-        const uint64 want = limit > 0 ? std::min(fetch_batch, limit - rows) : fetch_batch;
-        if (want == 0) break;
-        SPI_cursor_fetch(portal, true, static_cast<long>(want));
-        const uint64 got = SPI_processed;
-        if (desc != nullptr && *desc == nullptr && got > 0) *desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
-        for (uint64 i = 0; i < got; ++i) sink(SPI_tuptable->vals[i]);
-        SPI_freetuptable(SPI_tuptable);
-        rows += got;
-        if (got < want) break;
-    }
-    SPI_cursor_close(portal);
-    return rows;
-}
 
 // A DRed step's plan is kept (`kept` names it in the view's runtime) while
 // the sets it reads are small; otherwise it is planned for this run, with
@@ -693,7 +648,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot s
         const uint64 cap = limit != 0 && limit <= lookups_up_to + 1 ? limit : lookups_up_to + 1;
         const int level = prefer_lookups();
         call([&] {
-            rows = fetch_rows(plan, snapshot, cap, keep);
+            rows = spi::fetch_rows(plan, snapshot, cap, keep);
             AtEOXact_GUC(false, level);
         });
         done = rows < cap || cap == limit;
@@ -707,7 +662,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot s
         const char* text = kept_step == nullptr ? sql().c_str() : nullptr;
         call([&] {
             SPIPlanPtr plan = kept_step != nullptr ? kept_step : prepare(text);
-            rows = fetch_rows(plan, snapshot, limit, keep);
+            rows = spi::fetch_rows(plan, snapshot, limit, keep);
             if (kept_step == nullptr) SPI_freeplan(plan);
         });
     }
@@ -808,7 +763,7 @@ public:
             auto* first = static_cast<Tuplestorestate*>(target[0]->reldata);
             TupleDesc desc = nullptr;
             const uint64 rows =
-                fetch_rows(plan, snapshot, limit, [&](HeapTuple row) { tuplestore_puttuple(first, row); }, &desc);
+                spi::fetch_rows(plan, snapshot, limit, [&](HeapTuple row) { tuplestore_puttuple(first, row); }, &desc);
             SPI_freeplan(plan);
             if (n > 1 && rows > 0) {
                 TupleTableSlot* slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);

@@ -29,6 +29,9 @@ struct BaseChange {
     Tuplestorestate* old_rows = nullptr;
 };
 
+// How many rows the store holds (null: none).
+uint64 rows_in(Tuplestorestate* store);
+
 // Registers `rows` (null: none) as the ephemeral relation `name` of the
 // current SPI connection, with the row type of `relid`.
 void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows);

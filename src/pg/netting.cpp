@@ -2,6 +2,7 @@
 
 #include "pg/boundary.hpp"
 #include "pg/maintain.hpp"
+#include "pg/spi.hpp"
 
 #include <string>
 
@@ -27,35 +28,28 @@ std::string difference(const char* a, const char* b) {
 }
 
 // The rows of `sql` (one composite column of the row type the stores hold)
-// in a new tuplestore made in `memory`, fetched through a cursor a batch at
-// a time.  A composite value is laid out as the table's rows are, dropped
-// columns included.  Raw PostgreSQL calls: run it inside call().
+// in a new tuplestore made in `memory`.  A composite value is laid out as
+// the table's rows are, dropped columns included.  Raw PostgreSQL calls:
+// run it inside call().
 Tuplestorestate* rows_of(const char* sql, MemoryContext memory) {
     MemoryContext old = MemoryContextSwitchTo(memory);
     Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
     MemoryContextSwitchTo(old);
     SPIPlanPtr plan = SPI_prepare(sql, 0, nullptr);
     if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-    Portal portal = SPI_cursor_open(nullptr, plan, nullptr, nullptr, true);
-    for (;;) {
-        SPI_cursor_fetch(portal, true, 10000);
-        const uint64 got = SPI_processed;
-        for (uint64 i = 0; i < got; ++i) {
-            bool isnull = false;
-            Datum value = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-            if (isnull) elog(ERROR, "ivm: a netted row is NULL");
-            HeapTupleHeader header = DatumGetHeapTupleHeader(value);
-            HeapTupleData row;
-            row.t_len = HeapTupleHeaderGetDatumLength(header);
-            ItemPointerSetInvalid(&row.t_self);
-            row.t_tableOid = InvalidOid;
-            row.t_data = header;
-            tuplestore_puttuple(store, &row);
-        }
-        SPI_freetuptable(SPI_tuptable);
-        if (got < 10000) break;
-    }
-    SPI_cursor_close(portal);
+    TupleDesc desc = nullptr;
+    spi::fetch_rows(plan, InvalidSnapshot, 0, [&](HeapTuple result) {
+        bool isnull = false;
+        Datum value = heap_getattr(result, 1, desc, &isnull);
+        if (isnull) elog(ERROR, "ivm: a netted row is NULL");
+        HeapTupleHeader header = DatumGetHeapTupleHeader(value);
+        HeapTupleData row;
+        row.t_len = HeapTupleHeaderGetDatumLength(header);
+        ItemPointerSetInvalid(&row.t_self);
+        row.t_tableOid = InvalidOid;
+        row.t_data = header;
+        tuplestore_puttuple(store, &row);
+    }, &desc);
     SPI_freeplan(plan);
     return store;
 }

@@ -1,8 +1,10 @@
 // SPI through the boundary guard: every call here either succeeds or throws
-// a C++ exception carrying the PostgreSQL error.  Values cross as text.
+// a C++ exception carrying the PostgreSQL error (but fetch_rows, a raw
+// cursor loop for use inside call()).  Values cross as text.
 #pragma once
 #include "pg/pg.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,5 +29,34 @@ int64 query_int(const std::string& sql, const std::vector<Value>& args = {});
 // Column i (0-based) of the last result's row r, as int64; for results read
 // by the caller right after SPI_execute_plan.
 int64 result_int(uint64 row, int column);
+
+// Runs a prepared query that returns rows (with `snapshot`, or a new one as
+// SPI_execute takes; at most `limit` rows when not 0) and hands each row to
+// `sink`, fetching them through a cursor a batch at a time: a step of a
+// million rows never sits in memory whole (the tuplestores it goes to
+// spill to disk).  Raw PostgreSQL calls: run it inside call().
+constexpr uint64 fetch_batch = 10000;
+
+template <typename Sink>
+uint64 fetch_rows(SPIPlanPtr plan, Snapshot snapshot, uint64 limit, const Sink& sink, TupleDesc* desc = nullptr) {
+    const bool given = snapshot != InvalidSnapshot;
+    if (given) PushActiveSnapshot(snapshot);
+    Portal portal = SPI_cursor_open(nullptr, plan, nullptr, nullptr, given);
+    if (given) PopActiveSnapshot();
+    uint64 rows = 0;
+    for (;;) {
+        const uint64 want = limit > 0 ? std::min(fetch_batch, limit - rows) : fetch_batch;
+        if (want == 0) break;
+        SPI_cursor_fetch(portal, true, static_cast<long>(want));
+        const uint64 got = SPI_processed;
+        if (desc != nullptr && *desc == nullptr && got > 0) *desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+        for (uint64 i = 0; i < got; ++i) sink(SPI_tuptable->vals[i]);
+        SPI_freetuptable(SPI_tuptable);
+        rows += got;
+        if (got < want) break;
+    }
+    SPI_cursor_close(portal);
+    return rows;
+}
 
 }  // namespace ivm::pg::spi

@@ -94,8 +94,6 @@ void release(Firing& f) {
     call([&] { pfree(snap); });
 }
 
-uint64 rows_in(Tuplestorestate* rows) { return rows == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(rows)); }
-
 TriggerData* trigger_data(FunctionCallInfo fcinfo) {
     if (!CALLED_AS_TRIGGER(fcinfo))
         throw Error("39P01", "ivm trigger functions can only be called as triggers");
