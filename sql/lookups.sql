@@ -59,6 +59,17 @@ CREATE FUNCTION written() RETURNS text LANGUAGE sql AS $$
                    pg_stat_get_xact_tuples_inserted(storage_of(view)) - ins AS i,
                    pg_stat_get_xact_tuples_deleted(storage_of(view)) - del AS d FROM writes) w
 $$;
+-- written_by(statements): runs them in one transaction, says what they wrote
+CREATE FUNCTION written_by(VARIADIC statements text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    statement text;
+BEGIN
+    PERFORM writes_before();
+    FOREACH statement IN ARRAY statements LOOP
+        EXECUTE statement;
+    END LOOP;
+    RETURN written();
+END $$;
 CREATE FUNCTION all_checked() RETURNS text LANGUAGE sql AS $$
     SELECT string_agg(v || ' ' || ivm_check(v::regclass), ', ' ORDER BY v)
       FROM unnest(ARRAY['l_star', 'l_guarded', 'l_expr', 'l_distinct', 'l_composite', 'l_text', 'l_over']) v
@@ -67,67 +78,33 @@ SELECT all_checked();
 
 -- a dimension's shown columns: moved in place where its key is shown; l_expr
 -- reads name in an expression (guarded), so a new name merges there
-BEGIN;
-SELECT writes_before();
-UPDATE ld SET name = 'x' || k, score = score * 2 WHERE k <= 2;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE ld SET name = 'x' || k, score = score * 2 WHERE k <= 2$$);
 SELECT all_checked();
 -- only the score: in place in l_expr too
-BEGIN;
-SELECT writes_before();
-UPDATE ld SET score = score + 1;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE ld SET score = score + 1$$);
 SELECT all_checked();
 -- a column l_guarded reads in WHERE: merged there; views not reading it
 -- have nothing to move
-BEGIN;
-SELECT writes_before();
-UPDATE ld SET active = NOT active WHERE k = 3;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE ld SET active = NOT active WHERE k = 3$$);
 SELECT all_checked();
 -- a new key: no pairs, merged
-BEGIN;
-SELECT writes_before();
-UPDATE ld SET k = k + 100 WHERE k = 4;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE ld SET k = k + 100 WHERE k = 4$$);
 UPDATE ld SET k = k - 100 WHERE k = 104;
 SELECT all_checked();
 -- the facts' own shown columns, by their key (id); a changed join column
 -- (guarded) merges
-BEGIN;
-SELECT writes_before();
-UPDATE lf SET v = v + 1 WHERE id % 2 = 0;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE lf SET v = v + 1 WHERE id % 2 = 0$$);
 SELECT all_checked();
-BEGIN;
-SELECT writes_before();
-UPDATE lf SET d = 1 WHERE id = 5;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE lf SET d = 1 WHERE id = 5$$);
 SELECT all_checked();
 -- keys shown by columns no index leads (a composite key, a text key): merged,
 -- until the storage has an index on them
-BEGIN;
-SELECT writes_before();
-UPDATE lc SET x = x || '!' WHERE a = 2;
-UPDATE ld2 SET label = upper(label) WHERE code = 'p';
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE lc SET x = x || '!' WHERE a = 2$$, $$UPDATE ld2 SET label = upper(label) WHERE code = 'p'$$);
 SELECT all_checked();
 CREATE INDEX ON l_composite__ivm_data (a, b);
 CREATE INDEX ON l_text__ivm_data (note);
 SELECT v AS view, lookups(v) FROM unnest(ARRAY['l_composite', 'l_text']) v;
-BEGIN;
-SELECT writes_before();
-UPDATE lc SET x = x || '?' WHERE a = 2;
-UPDATE ld2 SET label = lower(label) WHERE code = 'p';
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE lc SET x = x || '?' WHERE a = 2$$, $$UPDATE ld2 SET label = lower(label) WHERE code = 'p'$$);
 SELECT all_checked();
 
 -- a value equal to the old one but written otherwise moves too: the view
@@ -143,11 +120,7 @@ BEGIN
     RETURN NULL;
 END $$;
 CREATE TRIGGER again AFTER UPDATE ON ld FOR EACH ROW EXECUTE FUNCTION ld_again();
-BEGIN;
-SELECT writes_before();
-UPDATE ld SET name = 'twice' WHERE k = 5;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE ld SET name = 'twice' WHERE k = 5$$);
 DROP TRIGGER again ON ld;
 DROP FUNCTION ld_again();
 SELECT DISTINCT name FROM l_star WHERE d = 5;
@@ -159,22 +132,14 @@ SELECT count(*) AS gone FROM l_star WHERE name = 'gone';
 ROLLBACK;
 SELECT count(*) AS gone FROM l_star WHERE name = 'gone';
 INSERT INTO ld VALUES (7, 'unread', 1, true);
-BEGIN;
-SELECT writes_before();
-UPDATE ld SET name = 'still unread' WHERE k = 7;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE ld SET name = 'still unread' WHERE k = 7$$);
 SELECT all_checked();
 
 -- without its key the dimension is no lookup base: updates merge, and the
 -- storage key keeps what it was made with
 ALTER TABLE ld DROP CONSTRAINT ld_pkey;
 SELECT lookups('l_star');
-BEGIN;
-SELECT writes_before();
-UPDATE ld SET name = name || '-' WHERE k = 1;
-SELECT written();
-COMMIT;
+SELECT written_by($$UPDATE ld SET name = name || '-' WHERE k = 1$$);
 SELECT all_checked();
 ALTER TABLE ld ADD PRIMARY KEY (k);
 SELECT lookups('l_star');
@@ -192,4 +157,4 @@ SELECT ivm.drop_view(v) FROM unnest(ARRAY['l_over', 'l_star', 'l_guarded', 'l_ex
                                           'l_text']) v;
 RESET client_min_messages;
 DROP TABLE lf, ld, ld2, lc, writes;
-DROP FUNCTION lookups(text), storage_of(text), writes_before(), written(), all_checked();
+DROP FUNCTION lookups(text), storage_of(text), writes_before(), written(), written_by(text[]), all_checked();
