@@ -1,31 +1,83 @@
 #!/usr/bin/env bash
-# ivm's two commands, for a fresh Debian bookworm machine, run as root:
-#   ./run.sh demo   install what is missing, build, install, start a throwaway
-#                   cluster and show a view following changes to its tables
-#   ./run.sh test   the same set-up, then every test suite; non-zero on failure
+# ivm's commands, for a fresh Debian bookworm machine, run as root:
+#   ./run.sh demo        install what is missing, build, install, start a
+#                        throwaway cluster and show a view following changes
+#   ./run.sh test        the same set-up, then every test suite (the quick
+#                        differential run); non-zero on failure
+#   ./run.sh test-long   the same with the long differential run
+#   ./run.sh bench       the same set-up, then the benchmark (bench/run.sh;
+#                        arguments after "bench" go to it)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 bindir=/usr/lib/postgresql/15/bin
+export PG_CONFIG=$bindir/pg_config
 
 log() { printf '\n== %s\n' "$*"; }
 
+# Each dependency is named by the file that is used, and the Debian package
+# that ships it.  Missing files' packages are installed in one apt-get call;
+# a file still missing afterwards stops the command with one line naming it.
+required=()
+require() {  # require FILE PACKAGE
+    required+=("$1" "$2")
+}
+
+require_build() {
+    require "$PG_CONFIG" postgresql-client-15
+    require /usr/include/postgresql/15/server/postgres.h postgresql-server-dev-15
+    require /usr/bin/make make
+    require /usr/bin/g++ g++
+}
+
+require_cluster() {
+    require "$bindir/initdb" postgresql-15
+    require "$bindir/pg_ctl" postgresql-15
+    require "$bindir/psql" postgresql-client-15
+}
+
+require_tests() {
+    require /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress postgresql-client-15
+    require /usr/lib/postgresql/15/lib/pgxs/src/test/isolation/pg_isolation_regress postgresql-client-15
+    require "$bindir/pg_dump" postgresql-client-15
+    require "$bindir/pg_restore" postgresql-client-15
+    require /usr/include/gtest/gtest.h libgtest-dev
+    require /usr/lib/x86_64-linux-gnu/libgtest.a libgtest-dev
+    require /usr/lib/x86_64-linux-gnu/libgtest_main.a libgtest-dev
+}
+
+require_bench() {
+    require "$bindir/pgbench" postgresql-15
+    require /usr/bin/gnuplot gnuplot-nox
+}
+
 install_dependencies() {
-    local missing=()
-    [ -x "$PG_CONFIG" ] && [ -f "$($PG_CONFIG --pgxs 2>/dev/null)" ] || missing+=(postgresql-server-dev-15)
-    command -v make >/dev/null || missing+=(make)
-    command -v g++ >/dev/null || missing+=(g++)
-    if [ ${#missing[@]} -gt 0 ]; then
-        log "installing ${missing[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    local missing=() i
+    for ((i = 0; i < ${#required[@]}; i += 2)); do
+        [ -e "${required[i]}" ] || missing+=("${required[i + 1]}")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    # one name per package, in a stable order
+    mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+    log "installing ${missing[*]} (apt-get)"
+    local apt_log
+    apt_log=$(mktemp)
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+              apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$apt_log" 2>&1; then
+        cat "$apt_log" >&2
     fi
+    rm -f "$apt_log"
+    for ((i = 0; i < ${#required[@]}; i += 2)); do
+        if [ ! -e "${required[i]}" ]; then
+            echo "run.sh: missing ${required[i]} (Debian package ${required[i + 1]}), and it could not be installed" >&2
+            exit 1
+        fi
+    done
 }
 
 build_and_install() {
     log "building and installing the extension"
-    make -C "$here" -s -j2 >/dev/null
+    make -C "$here" -s -j"$(nproc)" >/dev/null
     make -C "$here" -s install >/dev/null
 }
 
@@ -55,21 +107,26 @@ run_demo() {
     "$bindir/psql" -X -v ON_ERROR_STOP=1 -q -f "$here/demo.sql"
 }
 
+# The quick run (the default) takes every suite and every view kind; the
+# long one only runs the differential tester on more seeds.
 run_tests() {
-    local passed=0 failed=0
-    suite() {  # suite NAME COMMAND...: runs one suite and counts it
+    local passed=0 failed=0 started=$SECONDS
+    suite() {  # suite NAME COMMAND...: runs one suite, counts and times it
+        local t0=$SECONDS
         log "$1"
         shift
         if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        echo "($((SECONDS - t0)) s)"
     }
     suite "unit tests (src/core)" make -C "$here/test/unit" -s run
     # pg_regress writes its results into the source tree; it runs as root
     # and connects to the cluster as the postgres role.
     suite "regression and isolation tests (pg_regress, pg_isolation_regress)" regression_tests
     suite "dump and restore (pg_dump, pg_restore, psql)" "$here/test/dump/run.sh"
+    suite "extension upgrade (ALTER EXTENSION ivm UPDATE)" "$here/test/upgrade/run.sh"
     suite "differential tests" "$here/test/differential/run.sh"
     echo
-    echo "test suites: $passed passed, $failed failed"
+    echo "test suites: $passed passed, $failed failed ($((SECONDS - started)) s)"
     [ "$failed" -eq 0 ]
 }
 
@@ -82,8 +139,19 @@ regression_tests() {
     return 1
 }
 
-case "${1:-}" in
-    demo) install_dependencies; build_and_install; start_cluster; run_demo ;;
-    test) install_dependencies; build_and_install; start_cluster; run_tests ;;
-    *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+command=${1:-}
+case "$command" in
+    demo) require_build; require_cluster ;;
+    test | test-long) require_build; require_cluster; require_tests ;;
+    bench) require_build; require_cluster; require_bench ;;
+    *) echo "usage: $0 demo|test|test-long|bench [bench options]" >&2; exit 2 ;;
+esac
+install_dependencies
+build_and_install
+start_cluster
+case "$command" in
+    demo) run_demo ;;
+    test) run_tests ;;
+    test-long) export IVM_DT_SEEDS=${IVM_DT_SEEDS:-25}; run_tests ;;
+    bench) shift; IVM_BENCH_PGBIN=$bindir "$here/bench/run.sh" "$@" ;;
 esac

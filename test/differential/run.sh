@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the differential tester against the cluster in PGHOST/PGPORT.
-#   test/differential/run.sh [seeds] [steps]
+#   test/differential/run.sh [seeds] [steps]   (default 4 x 150; IVM_DT_SEEDS, IVM_DT_STEPS)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-seeds=${1:-${IVM_DT_SEEDS:-25}}
+seeds=${1:-${IVM_DT_SEEDS:-4}}  # ./run.sh test-long: 25
 steps=${2:-${IVM_DT_STEPS:-150}}
 db=ivm_differential
 psql=(/usr/lib/postgresql/15/bin/psql -X -q -v ON_ERROR_STOP=1)
