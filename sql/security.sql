@@ -65,6 +65,30 @@ GRANT CREATE ON SCHEMA public TO regress_ivm_reader;
 SET ROLE regress_ivm_reader;
 SELECT ivm.create_view('my_secrets', 'SELECT id, secret FROM secrets');
 RESET ROLE;
+-- a role that may read a table but not create triggers on it is told so
+-- (42501) before anything is made
+SET ROLE regress_ivm_owner;
+CREATE TABLE notes (id int, body text);
+CREATE TABLE events (id int, at int) PARTITION BY RANGE (at);
+CREATE TABLE events_old PARTITION OF events FOR VALUES FROM (MINVALUE) TO (100);
+GRANT SELECT ON notes TO regress_ivm_reader;
+GRANT SELECT, TRIGGER ON events TO regress_ivm_reader;  -- not on its partition
+RESET ROLE;
+SET ROLE regress_ivm_reader;
+SELECT ivm.create_view('my_notes', 'SELECT id FROM notes');
+SELECT ivm.create_view('my_events', 'SELECT id FROM events');
+SELECT count(*) AS made FROM pg_class WHERE relname LIKE 'my\_%';
+RESET ROLE;
+SET ROLE regress_ivm_owner;
+GRANT TRIGGER ON notes TO regress_ivm_reader;
+RESET ROLE;
+SET ROLE regress_ivm_reader;
+SELECT ivm.create_view('my_notes', 'SELECT id FROM notes');
+SELECT ivm.drop_view('my_notes');
+RESET ROLE;
+SET ROLE regress_ivm_owner;
+DROP TABLE notes, events;
+RESET ROLE;
 -- enabling it later on a base table is refused too
 SET ROLE regress_ivm_owner;
 SELECT ivm.create_view('order_count', 'SELECT customer, count(*) AS n FROM orders GROUP BY customer');

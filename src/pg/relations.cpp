@@ -55,6 +55,17 @@ bool holds_rows(Oid relid) {
                           " LIMIT 1) __ivm_any") > 0;
 }
 
+void require_trigger_privilege(Oid relid, Oid role) {
+    if (call([&] { return pg_class_aclcheck(relid, role, ACL_TRIGGER); }) == ACLCHECK_OK) return;
+    const char* role_name = call([&] { return GetUserNameFromId(role, false); });
+    const std::string table = qualified_name(relid);
+    throw Error("42501", "permission denied to maintain a view over table " + table,
+                "ivm maintains a view through triggers on its base tables, which needs the TRIGGER privilege on "
+                "each of them or their ownership.",
+                "The table's owner can run: GRANT TRIGGER ON " + table + " TO " +
+                    call([&] { return quote_identifier(role_name); }) + ";");
+}
+
 void refuse_row_security(Oid relid, Oid role) {
     if (call([&] { return check_enable_rls(relid, role, true); }) != RLS_ENABLED) return;
     const char* role_name = call([&] { return GetUserNameFromId(role, false); });

@@ -23,6 +23,11 @@ std::vector<Oid> with_descendants(Oid relid);
 // Whether the relation itself (not its descendants) holds a row.
 bool holds_rows(Oid relid);
 
+// Refuses (42501), before anything is made, a base table on which `role`
+// may not create the triggers that maintain a view: CREATE TRIGGER would
+// fail later, with an internal statement as its context.
+void require_trigger_privilege(Oid relid, Oid role);
+
 // Refuses (0A000) a base table whose row-level security would filter what
 // `role` reads: the changes handed to maintenance are not filtered.
 void refuse_row_security(Oid relid, Oid role);

@@ -190,12 +190,17 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
     return result;
 }
 
-// Base tables whose row-level security applies to the view's owner (the
-// current user) are refused: their changes would reach it unfiltered.
-void refuse_row_security(const AnalyzedView& a) {
+// What the view's owner (the current user) needs of every base table,
+// checked before anything is made: the TRIGGER privilege on the tables
+// that get triggers (partitions and children too), and no row-level
+// security (the changes would reach the view unfiltered).
+void check_bases(const AnalyzedView& a) {
     for (const std::vector<Oid>* oids : {&a.base_oids, &a.recursive_base_oids})
-        for (Oid b : *oids)
-            if (b != InvalidOid) pg::refuse_row_security(b, GetUserId());
+        for (Oid b : *oids) {
+            if (b == InvalidOid) continue;
+            for (Oid t : with_descendants(b)) require_trigger_privilege(t, GetUserId());
+            pg::refuse_row_security(b, GetUserId());
+        }
 }
 
 std::string algorithm_of(const AnalyzedView& a) { return a.recursion() ? "dred" : "counting"; }
@@ -345,8 +350,8 @@ int64 create_view(const char* name, const char* query) {
     query = definition.c_str();
 
     const bool recursive = parsed->hasRecursive;
-    refuse_row_security(analyze_query(parsed, n.storage, items ? items->name : n.recursive,
-                                      items ? items->oid : InvalidOid));  // refuse before creating the rest
+    check_bases(analyze_query(parsed, n.storage, items ? items->name : n.recursive,
+                              items ? items->oid : InvalidOid));  // refuse before creating the rest
     catalog::Entry entry;
     AnalyzedView analyzed = create_definition(n, items ? items->stand_in.c_str() : query, recursive, entry.query_view,
                                               entry.recursive_storage, items ? &*items : nullptr);
@@ -408,7 +413,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const bool recursive = parsed->hasRecursive;
     AnalyzedView proposed = analyze_query(parsed, n.storage, items ? items->name : n.recursive,
                                           items ? items->oid : InvalidOid);  // refuse first
-    refuse_row_security(proposed);
+    check_bases(proposed);
     std::shared_ptr<ViewRuntime> old_view = runtime_for(entry.view_id);
     // The storage's shape (columns, counts, partial state, per-arm counts)
     // and the view over it, as their DDL says.
