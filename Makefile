@@ -6,7 +6,7 @@ PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 
 EXTENSION  = ivm
 MODULE_big = ivm
-DATA       = ivm--0.1.sql
+DATA       = $(wildcard ivm--*.sql)
 PGFILEDESC = "ivm - incrementally maintained views"
 
 CORE_SRCS = $(wildcard src/core/*.cpp)

@@ -21,6 +21,8 @@ CREATE TABLE ivm.view_catalog (
 CREATE SEQUENCE ivm.view_id_seq OWNED BY ivm.view_catalog.view_id;
 SELECT pg_catalog.pg_extension_config_dump('ivm.view_catalog', '');
 SELECT pg_catalog.pg_extension_config_dump('ivm.view_id_seq', '');
+COMMENT ON TABLE ivm.view_catalog IS
+    'incrementally maintained views: each one''s storage, query view, algorithm and base relations (read ivm.views)';
 
 CREATE VIEW ivm.views AS
 SELECT c.view_name      AS name,
@@ -32,6 +34,8 @@ SELECT c.view_name      AS name,
        c.query_view,
        (SELECT p.view_name FROM ivm.view_catalog p WHERE p.view_id = c.part_of) AS part_of
   FROM ivm.view_catalog c;
+COMMENT ON VIEW ivm.views IS
+    'the incrementally maintained views of this database: algorithm, definition, base relations, storage';
 
 GRANT USAGE ON SCHEMA ivm TO PUBLIC;
 GRANT SELECT ON ivm.view_catalog, ivm.views TO PUBLIC;
@@ -79,6 +83,8 @@ SELECT c.view_name AS name,
        s.last_time_ms,
        s.last_maintained
   FROM ivm.view_catalog c LEFT JOIN ivm.stats_entries() s ON s.view_id = c.view_id;
+COMMENT ON VIEW ivm.stats IS
+    'maintenance statistics per view since the server started (counted with ivm in shared_preload_libraries)';
 GRANT SELECT ON ivm.stats TO PUBLIC;
 
 -- An unpopulated view reads from this, which refuses (SQLSTATE 55000).

@@ -6,8 +6,7 @@
 # Runs against the cluster in PGHOST/PGPORT.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-bindir=/usr/lib/postgresql/15/bin
-psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1)
+. "$here/../lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
@@ -27,30 +26,12 @@ END $$;
 SQL
 }
 
-# Each view equals its query (multisets), after the changes.
-check_views() {
-    "${psql[@]}" -d "$1" -At <<'SQL'
-DO $$
-DECLARE v record; extra bigint; missing bigint;
-BEGIN
-    FOR v IN SELECT name, query_view FROM ivm.views WHERE populated ORDER BY name::text LOOP
-        EXECUTE format('SELECT (SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s) x),
-                               (SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s) y)',
-                       v.name, v.query_view, v.query_view, v.name) INTO extra, missing;
-        IF extra <> 0 OR missing <> 0 THEN
-            RAISE EXCEPTION 'view % differs from its query: % extra, % missing rows', v.name, extra, missing;
-        END IF;
-    END LOOP;
-END $$;
-SQL
-}
-
 fail() { echo "dump and restore: $*"; exit 1; }
 
 for db in ivm_dump_source ivm_dump_custom ivm_dump_plain; do
     "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 done
-"${psql[@]}" -d ivm_dump_source -f "$here/views.sql" >/dev/null
+"${psql[@]}" -d ivm_dump_source -c "CREATE EXTENSION ivm" -f "$here/views.sql" >/dev/null
 "$bindir/pg_dump" -d ivm_dump_source -Fc -f "$work/source.dump"
 "$bindir/pg_dump" -d ivm_dump_source -f "$work/source.sql"
 "$bindir/pg_restore" --exit-on-error -d ivm_dump_custom "$work/source.dump"

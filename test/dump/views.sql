@@ -1,5 +1,5 @@
--- A database with one view of each kind, for the dump and restore test.
-CREATE EXTENSION ivm;
+-- A database with one view of each kind, for the dump and restore and the
+-- upgrade tests (which create the extension first).
 CREATE TABLE emp (id int PRIMARY KEY, dept int, pay int, note text);
 CREATE TABLE dept (id int PRIMARY KEY, name text);
 INSERT INTO emp SELECT g, g % 4, g * 10, CASE WHEN g % 5 = 0 THEN NULL ELSE 'n' || g END FROM generate_series(1, 40) g;
