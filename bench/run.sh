@@ -69,6 +69,10 @@
 #   IVM_BENCH_PGBENCH_OPTS   extra pgbench options, e.g. "-M prepared"
 #   IVM_BENCH_PGBIN=/usr/lib/postgresql/15/bin   where psql and pgbench are
 #   IVM_BENCH_KEEP=1         keep the ivm_bench database at the end
+#   IVM_BENCH_CHART=docs/bench.png   where the chart of the main table goes
+#                            (PNG, gnuplot: latency per op for none, refresh
+#                            and ivm, log scale; with --short the default is
+#                            bench/out/bench.png); empty: no chart
 #
 # A full run at scale 1 takes about 10-15 minutes on a 2-core machine.
 set -euo pipefail
@@ -103,6 +107,9 @@ VERIFY=${IVM_BENCH_VERIFY:-1}
 SEED=${IVM_BENCH_SEED:-42}
 PGBENCH_OPTS=${IVM_BENCH_PGBENCH_OPTS:-}
 PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ $short == 1 ]]; then CHART=${IVM_BENCH_CHART-$bench_dir/out/bench.png}
+else CHART=${IVM_BENCH_CHART-$bench_dir/../docs/bench.png}; fi
 DB=ivm_bench
 
 die() { printf 'bench/run.sh: %s\n' "$*" >&2; exit 1; }
@@ -448,6 +455,45 @@ fmt_growth() {  # the growth table: workload "G1 ..." keys, measured at two size
         }' "$results"
 }
 
+# chart PNG TITLE: the main table as a bar chart, one group of bars per op
+# (none, refresh, ivm), latency on a log scale; a failed measurement is a
+# missing bar.
+chart() {
+    local png=$1 title=$2 data=$tmp/chart.dat
+    awk -F'|' '
+        function val(x) { return (x == "" || x == "ERR") ? "?" : x }
+        FILENAME == ARGV[1] { keys[++n] = $0; next }
+        { v[$1 "|" $2, $3] = $4 }
+        END {
+            for (i = 1; i <= n; i++) {
+                k = keys[i]; split(k, p, "|")
+                printf "\"%s %s\"\t%s\t%s\t%s\n", p[1], p[2], val(v[k, "none"]), val(v[k, "refresh"]), val(v[k, "ivm"])
+            }
+        }' "$order" "$results" >"$data"
+    mkdir -p "$(dirname "$png")"
+    gnuplot <<GNUPLOT
+set terminal pngcairo size 1280,720 noenhanced font ",11"
+set output '$png'
+set title '$title'
+set datafile missing '?'
+set datafile separator "\t"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.9 border -1
+set boxwidth 0.9
+set logscale y
+set format y '%g'
+set ylabel 'latency per transaction, ms (log scale)'
+set xtics rotate by 25 right
+set bmargin 9
+set grid ytics
+set key top left
+plot '$data' using 2:xtic(1) title 'no view' linecolor rgb '#9e9e9e', \
+     '' using 3 title 'REFRESH MATERIALIZED VIEW' linecolor rgb '#d95f02', \
+     '' using 4 title 'ivm' linecolor rgb '#1b9e77'
+GNUPLOT
+}
+
 # ---------------------------------------------------------------- main
 
 started=$(now)
@@ -524,6 +570,15 @@ echo
 grep -v '^growth ' "$order" >"$tmp/order.main" || true
 mv "$tmp/order.main" "$order"
 fmt_table
+if [[ -n $CHART ]]; then
+    if ! command -v gnuplot >/dev/null; then
+        log "no chart: gnuplot is not installed (Debian package gnuplot-nox)"
+    elif chart "$CHART" "ivm benchmark, scale $SCALE: latency per transaction (1 client)"; then
+        log "chart: $CHART"
+    else
+        log "the chart could not be drawn"; failures=$((failures + 1))
+    fi
+fi
 if [[ $GROWTH == 1 ]]; then
     echo
     echo "Growth: the same change with the view 10x larger (accounts $(commas "$small_n") -> $(commas "$big_n") rows)."
