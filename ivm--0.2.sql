@@ -24,6 +24,20 @@ SELECT pg_catalog.pg_extension_config_dump('ivm.view_id_seq', '');
 COMMENT ON TABLE ivm.view_catalog IS
     'incrementally maintained views: each one''s storage, query view, algorithm and base relations (read ivm.views)';
 
+-- One row per view, updated by every maintenance of it: concurrent
+-- maintenances see each other through PostgreSQL's MVCC, whatever
+-- shared_preload_libraries says.  Under REPEATABLE READ and SERIALIZABLE,
+-- updating a row that a transaction committed after the snapshot updated
+-- fails with 40001; under READ COMMITTED `previous` names the last
+-- maintainer.  Not dumped: a row is made by the view's first maintenance.
+CREATE TABLE ivm.maintenance (
+    view_id    integer PRIMARY KEY,
+    maintainer xid8,   -- the transaction that maintained the view last
+    previous   xid8    -- the one before it
+);
+COMMENT ON TABLE ivm.maintenance IS
+    'the last transaction that maintained each incrementally maintained view (concurrency control)';
+
 CREATE VIEW ivm.views AS
 SELECT c.view_name      AS name,
        c.algorithm,

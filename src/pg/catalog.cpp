@@ -115,7 +115,31 @@ void remove(int32 view_id) {
     as_catalog_owner([&] {
         spi::execute("DELETE FROM ivm.view_catalog WHERE view_id = $1::integer",
                      {std::to_string(view_id)});
+        spi::execute("DELETE FROM ivm.maintenance WHERE view_id = $1::integer", {std::to_string(view_id)});
     });
+}
+
+std::optional<uint64> mark_maintained(int32 view_id) {
+    const bool have_table = call([] {
+        return OidIsValid(get_relname_relid("maintenance", get_namespace_oid("ivm", false)));
+    });
+    if (!have_table) return std::nullopt;
+    const std::string id = std::to_string(view_id);
+    // (maintenance runs this in the writer's session: every operator is
+    // qualified, so the writer's search_path cannot change it)
+    const char* const mark =
+        "UPDATE ivm.maintenance SET previous = maintainer, maintainer = pg_catalog.pg_current_xact_id() "
+        "WHERE view_id OPERATOR(pg_catalog.=) $1::integer RETURNING previous";
+    std::vector<spi::Row> rows;
+    as_catalog_owner([&] {
+        rows = spi::query(mark, {id});
+        if (rows.empty()) {  // the view's first maintenance (or the first since a restore)
+            spi::execute("INSERT INTO ivm.maintenance (view_id) VALUES ($1::integer) ON CONFLICT DO NOTHING", {id});
+            rows = spi::query(mark, {id});
+        }
+    });
+    if (rows.size() != 1) throw Error(sqlstate::internal_error, "no ivm.maintenance row for view " + id);
+    return rows[0][0] ? std::stoull(*rows[0][0]) : 0;
 }
 
 void set_populated(int32 view_id, bool populated) {

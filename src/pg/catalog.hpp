@@ -33,6 +33,15 @@ void remove(int32 view_id);
 void set_populated(int32 view_id, bool populated);
 void set_bases(int32 view_id, const std::vector<Oid>& bases);
 void set_part_of(int32 view_id, int32 part_of);
+// Marks the view maintained by this transaction (its row in
+// ivm.maintenance, made on first use) and returns the top-level transaction
+// that marked it before, as a 64-bit xid8 (0: none).  Under REPEATABLE READ
+// and SERIALIZABLE, PostgreSQL raises 40001 here when a transaction that
+// committed after this one's snapshot marked it; under READ COMMITTED the
+// latest mark is returned, after waiting for an open one.  Nothing (and
+// no mark) in a database whose extension predates ivm.maintenance, until
+// ALTER EXTENSION ivm UPDATE.
+std::optional<uint64> mark_maintained(int32 view_id);
 // The views made for this one.
 std::vector<int32> parts_of(int32 view_id);
 

@@ -132,28 +132,56 @@ int planner_without(std::initializer_list<const char*> off) {
 // GUC nest level to restore with AtEOXact_GUC.
 int prefer_lookups() { return planner_without({"enable_hashjoin", "enable_mergejoin", "enable_seqscan"}); }
 
+// Whether the top-level transaction `xid` (an xid8, finished) is hidden from
+// `snapshot`: it committed after the snapshot was taken.  One older than
+// half the 32-bit xid space has long been visible (and the 32-bit
+// comparison would wrap).
+bool committed_after(uint64 xid, Snapshot snapshot) {
+    return call([&] {
+        const uint64 next = U64FromFullTransactionId(ReadNextFullTransactionId());
+        if (next - xid >= (uint64{1} << 31)) return false;
+        const auto xid32 = static_cast<TransactionId>(xid);
+        return !TransactionIdIsCurrentTransactionId(xid32) && XidInMVCCSnapshot(xid32, snapshot);
+    });
+}
+
 // Takes the view's maintenance lock (writers of one view's base tables are
-// maintained one at a time; readers are not blocked).  Under REPEATABLE
-// READ and SERIALIZABLE a transaction whose snapshot misses a concurrent
-// maintenance of the view would compute a wrong delta: it fails instead.
+// maintained one at a time; readers are not blocked) and marks the view
+// maintained by this transaction (catalog::mark_maintained).  Under
+// REPEATABLE READ and SERIALIZABLE a transaction whose snapshot misses a
+// concurrent maintenance of the view would compute a wrong delta: marking
+// the view fails with 40001 instead.  Under READ COMMITTED every statement
+// reads the latest state, but DRed's over-delete reads the state from
+// before the statement (`before`): *missed says that a maintenance
+// committed since (while this one waited for the lock), and the caller
+// recomputes instead.
 void lock_for_maintenance(const ViewRuntime& view, Oid storage, Snapshot before = nullptr,
                           bool* missed = nullptr) {
+    const std::string name = qualified_name(view.entry.view);
     call([&] { LockRelationOid(storage, ExclusiveLock); });
-    const int32 id = view.entry.view_id;
-    // DRed's over-delete reads the state from before the statement; under
-    // READ COMMITTED a maintenance that committed since (while this one
-    // waited for the lock) is not in it, and the caller recomputes instead.
-    if (missed != nullptr) *missed = before != nullptr && call([&] { return shared::maintained_after_snapshot(id, before); });
-    if (IsolationUsesXactSnapshot() &&
-        call([&] { return shared::maintained_after_snapshot(id, GetTransactionSnapshot()); })) {
-        const std::string name = qualified_name(view.entry.view);
+    std::optional<uint64> previous;
+    try {
+        previous = catalog::mark_maintained(view.entry.view_id);
+    } catch (const PgError& e) {
+        if (e.data()->sqlerrcode != ERRCODE_T_R_SERIALIZATION_FAILURE) throw;
         throw Error("40001", "could not serialize access due to concurrent maintenance of " + name,
                     "Another transaction changed the view's base tables after this transaction's snapshot was taken.",
                     "The transaction might succeed if retried.");
     }
-    shared::note_maintainer(view.entry.view_id);
+    if (!previous) {
+        // The extension's SQL objects predate the mark: READ COMMITTED
+        // stays exact (DRed recomputes where it cannot tell), the
+        // snapshot isolation levels cannot be checked.
+        if (IsolationUsesXactSnapshot())
+            throw Error(sqlstate::object_not_in_prerequisite_state,
+                        "cannot maintain view " + name + " under REPEATABLE READ or SERIALIZABLE before ivm is updated",
+                        "The ivm library is newer than the extension's objects in this database.",
+                        "Run ALTER EXTENSION ivm UPDATE.");
+        if (missed != nullptr) *missed = before != nullptr;
+        return;
+    }
+    if (missed != nullptr) *missed = before != nullptr && *previous != 0 && committed_after(*previous, before);
 }
-
 
 // SPI_prepare of `text`, raising PostgreSQL's error when it fails.  Raw
 // PostgreSQL calls: run it inside call().

@@ -26,7 +26,6 @@ struct Entry {
     double total_ms;
     double last_ms;
     TimestampTz last;
-    TransactionId maintainer;  // the last transaction that maintained the view
 };
 
 struct Shared {
@@ -96,18 +95,8 @@ Entry* entry_for(int32 view_id) {
         e->runs = e->inserted = e->deleted = 0;
         e->total_ms = e->last_ms = 0;
         e->last = 0;
-        e->maintainer = InvalidTransactionId;
     }
     return e;
-}
-
-// Not visible to the snapshot: running or not yet begun when it was taken.
-bool hidden_from(TransactionId xid, Snapshot snapshot) {
-    if (TransactionIdPrecedes(xid, snapshot->xmin)) return false;
-    if (TransactionIdFollowsOrEquals(xid, snapshot->xmax)) return true;
-    for (uint32 i = 0; i < snapshot->xcnt; ++i)
-        if (TransactionIdEquals(xid, snapshot->xip[i])) return true;
-    return false;
 }
 
 }  // namespace
@@ -127,38 +116,6 @@ void record(int32 view_id, int64 tuples_inserted, int64 tuples_deleted, double m
             SpinLockRelease(&e->mutex);
         }
         LWLockRelease(shared->lock);
-    });
-}
-
-void note_maintainer(int32 view_id) {
-    if (shared == nullptr) return;
-    call([&] {
-        TransactionId me = GetTopTransactionId();
-        Entry* e = entry_for(view_id);
-        if (e != nullptr) {
-            SpinLockAcquire(&e->mutex);
-            e->maintainer = me;
-            SpinLockRelease(&e->mutex);
-        }
-        LWLockRelease(shared->lock);
-    });
-}
-
-bool maintained_after_snapshot(int32 view_id, Snapshot snapshot) {
-    if (shared == nullptr) return false;
-    return call([&] {
-        TransactionId other = InvalidTransactionId;
-        Entry* e = entry_for(view_id);
-        if (e != nullptr) {
-            SpinLockAcquire(&e->mutex);
-            other = e->maintainer;
-            SpinLockRelease(&e->mutex);
-        }
-        LWLockRelease(shared->lock);
-        // The caller holds the view's maintenance lock, so the last
-        // maintainer has committed or aborted by now.
-        return TransactionIdIsValid(other) && !TransactionIdIsCurrentTransactionId(other) &&
-               hidden_from(other, snapshot) && TransactionIdDidCommit(other);
     });
 }
 
