@@ -41,6 +41,7 @@ require_tests() {
     require /usr/lib/postgresql/15/lib/pgxs/src/test/isolation/pg_isolation_regress postgresql-client-15
     require "$bindir/pg_dump" postgresql-client-15
     require "$bindir/pg_restore" postgresql-client-15
+    require "$bindir/pgbench" postgresql-15
     require /usr/include/gtest/gtest.h libgtest-dev
     require /usr/lib/x86_64-linux-gnu/libgtest.a libgtest-dev
     require /usr/lib/x86_64-linux-gnu/libgtest_main.a libgtest-dev
@@ -128,11 +129,13 @@ run_tests() {
     suite "dump and restore (pg_dump, pg_restore, psql)" "$here/test/dump/run.sh"
     suite "extension upgrade (ALTER EXTENSION ivm UPDATE)" "$here/test/upgrade/run.sh"
     suite "differential tests" "$here/test/differential/run.sh"
-    # Correctness must not rest on the preload: the concurrency specs again
+    suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
+    # Correctness must not rest on the preload: the concurrency tests again
     # on a cluster started without it.
     stop_cluster
     start_cluster ""
     suite "isolation tests without shared_preload_libraries" isolation_tests
+    suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     echo
     echo "test suites: $passed passed, $failed failed ($((SECONDS - started)) s)"
     [ "$failed" -eq 0 ]

@@ -486,8 +486,9 @@ set format y '%g'
 set ylabel 'latency per transaction, ms (log scale)'
 set xtics rotate by 25 right
 set bmargin 9
+set lmargin 14
 set grid ytics
-set key top left
+set key outside top center horizontal
 plot '$data' using 2:xtic(1) title 'no view' linecolor rgb '#9e9e9e', \
      '' using 3 title 'REFRESH MATERIALIZED VIEW' linecolor rgb '#d95f02', \
      '' using 4 title 'ivm' linecolor rgb '#1b9e77'

@@ -1,0 +1,16 @@
+-- Views of the main kinds over three small tables, for the concurrent writers test.
+CREATE TABLE r (a int, b int);
+CREATE TABLE s (c int, d int);
+CREATE TABLE g (src int, dst int);
+INSERT INTO r SELECT i % 11, i % 7 FROM generate_series(1, 60) i;
+INSERT INTO s SELECT i % 7, i % 5 FROM generate_series(1, 30) i;
+INSERT INTO g SELECT i % 9, (i * 5) % 9 FROM generate_series(1, 12) i;
+SET client_min_messages = warning;
+SELECT ivm.create_view('c_join', 'SELECT r.a, s.d FROM r JOIN s ON r.b = s.c');
+SELECT ivm.create_view('c_self', 'SELECT x.a, y.b FROM r x JOIN r y ON x.b = y.a');
+SELECT ivm.create_view('c_sums', 'SELECT s.d, count(*) AS n, sum(r.a) AS total FROM r JOIN s ON r.b = s.c GROUP BY s.d');
+SELECT ivm.create_view('c_extremes', 'SELECT b, min(a) AS lo, max(a) AS hi FROM r GROUP BY b');
+SELECT ivm.create_view('c_outer', 'SELECT s.c, r.a FROM s LEFT JOIN r ON r.b = s.c');
+SELECT ivm.create_view('c_unmatched', 'SELECT c FROM s WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.b = s.c)');
+SELECT ivm.create_view('c_distinct', 'SELECT DISTINCT b FROM r EXCEPT SELECT d FROM s');
+SELECT ivm.create_view('c_closure', 'WITH RECURSIVE t(x, y) AS (SELECT src, dst FROM g UNION SELECT t.x, g.dst FROM t JOIN g ON t.y = g.src) SELECT x, y FROM t');
