@@ -102,6 +102,29 @@ SELECT ivm_check('n_nested'), ivm_check('n_mixed'), ivm_check('n_union_under'), 
 SELECT ivm.drop_view('n_nested'), ivm.drop_view('n_mixed'), ivm.drop_view('n_union_under'), ivm.drop_view('n_deep');
 DROP TABLE n1, n2, n3;
 
+-- an arm that is SELECT DISTINCT shows each tuple once in the tree (its
+-- DISTINCT was dropped: the EXCEPT ALL view below lacked 7 rows)
+CREATE TABLE dr (a int, b int);
+CREATE TABLE dt (c int, d int);
+INSERT INTO dr SELECT i % 7, i % 5 FROM generate_series(1, 30) i;
+INSERT INTO dt SELECT i % 9, i % 4 FROM generate_series(1, 15) i;
+SELECT ivm.create_view('d_except', $$(SELECT t0.c + 3 AS o0, t0.c AS o1 FROM dt t0 JOIN dt t1 ON t0.d = t1.d)
+  EXCEPT ALL
+  (SELECT DISTINCT r1.b AS o0, r0.a AS o1 FROM dr r0 JOIN dr r1 ON r0.a = r1.a
+   WHERE EXISTS (SELECT 1 FROM dr x WHERE x.a = r0.a))$$);
+SELECT ivm.create_view('d_union_all', 'SELECT DISTINCT b FROM dr UNION ALL SELECT d FROM dt');
+SELECT ivm.create_view('d_union', 'SELECT DISTINCT b FROM dr UNION SELECT d FROM dt');
+SELECT ivm_check('d_except'), ivm_check('d_union_all'), ivm_check('d_union');
+SELECT b, count(*) FROM d_union_all GROUP BY b ORDER BY b;
+INSERT INTO dr SELECT i % 4, i % 3 FROM generate_series(1, 10) i;
+DELETE FROM dt WHERE c = 4;
+UPDATE dr SET b = b + 1 WHERE a = 2;
+DELETE FROM dr WHERE a = 1;
+INSERT INTO dt VALUES (1, 1), (1, 1), (2, 3);
+SELECT ivm_check('d_except'), ivm_check('d_union_all'), ivm_check('d_union');
+SELECT ivm.drop_view('d_except'), ivm.drop_view('d_union_all'), ivm.drop_view('d_union');
+DROP TABLE dr, dt;
+
 -- refused
 SELECT refused($$SELECT x FROM a UNION ALL SELECT count(*) FROM b$$);
 SELECT refused($$SELECT x FROM a UNION ALL SELECT x FROM b LIMIT 2$$);

@@ -167,8 +167,10 @@ std::string netted_sides(const CountingView& view, const std::string& tagged_uni
 std::string shown(const CountingView::SetNode& node, const std::string& prefix) {
     using Op = CountingView::SetNode::Op;
     if (node.op == Op::Arm) return arm_column(prefix, node.arm);
-    const std::string l = shown(node.children.at(0), prefix), r = shown(node.children.at(1), prefix);
     const std::string gt0 = sql::op(">") + "0";
+    const std::string l = shown(node.children.at(0), prefix);
+    if (node.op == Op::Distinct) return "(CASE WHEN " + l + gt0 + " THEN 1 ELSE 0 END)::bigint";
+    const std::string r = shown(node.children.at(1), prefix);
     switch (node.op) {
         case Op::UnionAll: return "(" + l + sql::op("+") + r + ")";
         case Op::Union: return "(CASE WHEN " + l + gt0 + " OR " + r + gt0 + " THEN 1 ELSE 0 END)::bigint";
@@ -177,7 +179,8 @@ std::string shown(const CountingView::SetNode& node, const std::string& prefix) 
         case Op::ExceptAll: return "GREATEST(" + l + sql::op("-") + r + ", 0)";
         case Op::Except:
             return "(CASE WHEN " + l + gt0 + " AND " + r + sql::op("=") + "0 THEN 1 ELSE 0 END)::bigint";
-        case Op::Arm: break;
+        case Op::Arm:
+        case Op::Distinct: break;
     }
     throw Error(sqlstate::internal_error, "unknown set operation");
 }

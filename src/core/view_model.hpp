@@ -83,10 +83,11 @@ struct CountingView {
     // applied to those counts, says (PostgreSQL's set operations work tuple
     // by tuple).
     struct SetNode {
-        enum class Op { Arm, UnionAll, Union, IntersectAll, Intersect, ExceptAll, Except };
+        // Distinct: an arm that is SELECT DISTINCT shows each tuple once.
+        enum class Op { Arm, Distinct, UnionAll, Union, IntersectAll, Intersect, ExceptAll, Except };
         Op op = Op::Arm;
         int arm = 0;                    // Op::Arm: the blocks' side
-        std::vector<SetNode> children;  // otherwise: left and right
+        std::vector<SetNode> children;  // Distinct: its arm; otherwise: left and right
     };
     SetNode set_tree;
     int arms = 0;  // 0: no set operation tree

@@ -725,7 +725,11 @@ CountingView::SetNode set_tree(Query* q, Node* node, std::vector<Query*>& arms) 
     if (!IsA(node, SetOperationStmt)) {
         n.arm = static_cast<int>(arms.size());
         arms.push_back(rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable)->subquery);
-        return n;
+        if (arms.back()->distinctClause == NIL) return n;
+        CountingView::SetNode distinct;  // its counts are derivations; the arm shows each tuple once
+        distinct.op = Op::Distinct;
+        distinct.children.push_back(std::move(n));
+        return distinct;
     }
     auto* op = reinterpret_cast<SetOperationStmt*>(node);
     n.op = op->op == SETOP_UNION       ? (op->all ? Op::UnionAll : Op::Union)
@@ -736,9 +740,12 @@ CountingView::SetNode set_tree(Query* q, Node* node, std::vector<Query*>& arms) 
     return n;
 }
 
-// Whether every operation of the tree is `op`.
+// Whether every operation of the tree is `op` (a DISTINCT arm under UNION,
+// which shows each tuple once anyway, counts as one).
 bool only(const CountingView::SetNode& n, CountingView::SetNode::Op op) {
-    if (n.op == CountingView::SetNode::Op::Arm) return true;
+    using Op = CountingView::SetNode::Op;
+    if (n.op == Op::Arm) return true;
+    if (n.op == Op::Distinct) return op == Op::Union && only(n.children[0], op);
     return n.op == op && only(n.children[0], op) && only(n.children[1], op);
 }
 

@@ -30,6 +30,9 @@ SELECT ivm.create_view('dt_union', 'SELECT b AS v FROM r UNION SELECT b FROM s U
 SELECT ivm.create_view('dt_intersect_all', 'SELECT b, c FROM r INTERSECT ALL SELECT s.b, t.e FROM s JOIN t ON s.d = t.d');
 SELECT ivm.create_view('dt_intersect', 'SELECT b FROM r INTERSECT SELECT b FROM s');
 SELECT ivm.create_view('dt_except_all', 'SELECT b FROM r EXCEPT ALL SELECT b FROM s');
+-- SELECT DISTINCT arms of set operations
+SELECT ivm.create_view('dt_distinct_arm', 'SELECT b, c FROM r EXCEPT ALL SELECT DISTINCT s.b, t.e FROM s JOIN t ON s.d = t.d WHERE EXISTS (SELECT 1 FROM r x WHERE x.b = s.b)');
+SELECT ivm.create_view('dt_distinct_arm_all', 'SELECT DISTINCT a AS v FROM r UNION ALL SELECT d FROM s');
 SELECT ivm.create_view('dt_except', 'SELECT d FROM s EXCEPT SELECT d FROM t WHERE e IS NOT NULL');
 -- views over views
 SELECT ivm.create_view('dt_over_join', 'SELECT d, count(*) AS n, sum(a) AS sa FROM dt_join GROUP BY d');
