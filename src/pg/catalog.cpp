@@ -119,27 +119,55 @@ void remove(int32 view_id) {
     });
 }
 
+namespace {
+
+// The mark's statement (maintenance runs it in the writer's session: every
+// operator is qualified, so the writer's search_path cannot change it),
+// prepared once per backend: a one-row change must not pay for planning.
+const char* const mark_sql =
+    "UPDATE ivm.maintenance SET previous = maintainer, maintainer = pg_catalog.pg_current_xact_id() "
+    "WHERE view_id OPERATOR(pg_catalog.=) $1 RETURNING previous";
+SPIPlanPtr mark_plan = nullptr;
+
+// Runs the mark; false when the view has no row yet.  Raw PostgreSQL calls:
+// run it inside call().
+bool run_mark(int32 view_id, uint64& previous) {
+    if (mark_plan == nullptr) {
+        Oid types[1] = {INT4OID};
+        SPIPlanPtr plan = SPI_prepare(mark_sql, 1, types);
+        if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+        SPI_keepplan(plan);
+        mark_plan = plan;
+    }
+    Datum values[1] = {Int32GetDatum(view_id)};
+    const int rc = SPI_execute_plan(mark_plan, values, nullptr, false, 0);
+    if (rc != SPI_OK_UPDATE_RETURNING) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+    if (SPI_processed == 0) return false;
+    bool isnull = true;
+    const Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+    previous = isnull ? 0 : DatumGetUInt64(d);  // an xid8
+    return true;
+}
+
+}  // namespace
+
 std::optional<uint64> mark_maintained(int32 view_id) {
     const bool have_table = call([] {
         return OidIsValid(get_relname_relid("maintenance", get_namespace_oid("ivm", false)));
     });
     if (!have_table) return std::nullopt;
-    const std::string id = std::to_string(view_id);
-    // (maintenance runs this in the writer's session: every operator is
-    // qualified, so the writer's search_path cannot change it)
-    const char* const mark =
-        "UPDATE ivm.maintenance SET previous = maintainer, maintainer = pg_catalog.pg_current_xact_id() "
-        "WHERE view_id OPERATOR(pg_catalog.=) $1::integer RETURNING previous";
-    std::vector<spi::Row> rows;
+    uint64 previous = 0;
+    bool marked = false;
     as_catalog_owner([&] {
-        rows = spi::query(mark, {id});
-        if (rows.empty()) {  // the view's first maintenance (or the first since a restore)
-            spi::execute("INSERT INTO ivm.maintenance (view_id) VALUES ($1::integer) ON CONFLICT DO NOTHING", {id});
-            rows = spi::query(mark, {id});
-        }
+        marked = call([&] { return run_mark(view_id, previous); });
+        if (marked) return;
+        // the view's first maintenance (or the first since a restore)
+        spi::execute("INSERT INTO ivm.maintenance (view_id) VALUES ($1::integer) ON CONFLICT DO NOTHING",
+                     {std::to_string(view_id)});
+        marked = call([&] { return run_mark(view_id, previous); });
     });
-    if (rows.size() != 1) throw Error(sqlstate::internal_error, "no ivm.maintenance row for view " + id);
-    return rows[0][0] ? std::stoull(*rows[0][0]) : 0;
+    if (!marked) throw Error(sqlstate::internal_error, "no ivm.maintenance row for view " + std::to_string(view_id));
+    return previous;
 }
 
 void set_populated(int32 view_id, bool populated) {
