@@ -7,13 +7,15 @@
 #   ./run.sh test-long   the same with the long differential run
 #   ./run.sh bench       the same set-up, then the benchmark (bench/run.sh;
 #                        arguments after "bench" go to it)
+#   ./run.sh bench-concurrency   the concurrency benchmark (bench/concurrency.sh),
+#                        on a cluster with fsync on
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bindir=/usr/lib/postgresql/15/bin
 export PG_CONFIG=$bindir/pg_config
 
-log() { printf '\n== %s\n' "$*"; }
+log() { printf '\n== %s\n' "$*" >&2; }
 
 # Each dependency is named by the file that is used, and the Debian package
 # that ships it.  Missing files' packages are installed in one apt-get call;
@@ -84,9 +86,10 @@ build_and_install() {
 
 # A throwaway cluster owned by the postgres OS user (the server refuses to
 # run as root), in a fresh directory that user can read, stopped on exit.
-# start_cluster [PRELOAD]: shared_preload_libraries (default ivm).
+# start_cluster [PRELOAD [FSYNC]]: shared_preload_libraries (default ivm),
+# fsync (default off).
 start_cluster() {
-    local preload=${1-ivm}
+    local preload=${1-ivm} fsync=${2-off}
     cluster=$(mktemp -d /tmp/ivm-cluster.XXXXXX)
     chown postgres: "$cluster"
     chmod 700 "$cluster"
@@ -94,7 +97,7 @@ start_cluster() {
     su postgres -s /bin/sh -c "$bindir/initdb -D '$cluster/data' -U postgres -A trust --no-sync" >"$cluster/initdb.log" 2>&1 \
         || { cat "$cluster/initdb.log"; exit 1; }
     PGPORT=$((20000 + RANDOM % 30000))  # unix socket only, in a private directory
-    su postgres -s /bin/sh -c "$bindir/pg_ctl -D '$cluster/data' -l '$cluster/server.log' -w -o \"-k '$cluster' -p $PGPORT -c listen_addresses='' -c fsync=off -c shared_preload_libraries='$preload' -c jit=off\" start" >/dev/null \
+    su postgres -s /bin/sh -c "$bindir/pg_ctl -D '$cluster/data' -l '$cluster/server.log' -w -o \"-k '$cluster' -p $PGPORT -c listen_addresses='' -c fsync=$fsync -c shared_preload_libraries='$preload' -c jit=off\" start" >/dev/null \
         || { cat "$cluster/server.log"; exit 1; }
     export PGHOST=$cluster PGPORT PGUSER=postgres PGDATABASE=postgres
 }
@@ -157,15 +160,16 @@ command=${1:-}
 case "$command" in
     demo) require_build; require_cluster ;;
     test | test-long) require_build; require_cluster; require_tests ;;
-    bench) require_build; require_cluster; require_bench ;;
-    *) echo "usage: $0 demo|test|test-long|bench [bench options]" >&2; exit 2 ;;
+    bench | bench-concurrency) require_build; require_cluster; require_bench ;;
+    *) echo "usage: $0 demo|test|test-long|bench [bench options]|bench-concurrency" >&2; exit 2 ;;
 esac
 install_dependencies
 build_and_install
-start_cluster
+if [ "$command" = bench-concurrency ]; then start_cluster ivm on; else start_cluster; fi
 case "$command" in
     demo) run_demo ;;
     test) run_tests ;;
     test-long) export IVM_DT_SEEDS=${IVM_DT_SEEDS:-25}; run_tests ;;
     bench) shift; IVM_BENCH_PGBIN=$bindir "$here/bench/run.sh" "$@" ;;
+    bench-concurrency) IVM_BENCH_PGBIN=$bindir "$here/bench/concurrency.sh" ;;
 esac

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# ivm concurrency benchmark: throughput of many writers.
+#
+# Usage: bench/concurrency.sh   (./run.sh bench-concurrency starts a cluster with fsync on)
+#
+# Runs against a RUNNING PostgreSQL 15 server with the ivm extension installed,
+# reached through PGHOST, PGPORT, PGUSER; the database ivm_concurrency is
+# dropped and recreated.  accounts (100,000 rows, bid = 1 + aid % 100) and
+# branches (100 rows); each transaction is a one-row UPDATE of a random
+# account's abalance.  Configurations, one at a time: none (no view), join
+# (ivm view of accounts JOIN branches, the benchmark's W1 query) and agg (ivm
+# view of count(*), sum(abalance) by bid).  For clients 1, 2, 4, 8, 16: tps
+# of a pgbench run of IVM_CONC_SECONDS (default 8) seconds at READ COMMITTED.
+# Then, at REPEATABLE READ with 8 clients and no retries, the fraction of
+# transactions that failed with a serialization error.  Prints Markdown
+# tables on stdout; the server's fsync setting is in the header.
+set -euo pipefail
+PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
+SECONDS_PER_RUN=${IVM_CONC_SECONDS:-8}
+CLIENTS=${IVM_CONC_CLIENTS:-1 2 4 8 16}
+DB=ivm_concurrency
+psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1)
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+"${psql[@]}" -d $DB <<'SQL'
+CREATE EXTENSION ivm;
+CREATE TABLE branches (bid int PRIMARY KEY, bbalance int NOT NULL DEFAULT 0);
+CREATE TABLE accounts (aid int PRIMARY KEY, bid int NOT NULL, abalance int NOT NULL DEFAULT 0, filler char(84));
+INSERT INTO branches SELECT g FROM generate_series(1, 100) g;
+INSERT INTO accounts SELECT g, 1 + g % 100, 0, '' FROM generate_series(1, 100000) g;
+VACUUM ANALYZE branches, accounts;
+SQL
+cat >"$tmp/update.sql" <<'EOF2'
+\set aid random(1, 100000)
+UPDATE accounts SET abalance = abalance + 1 WHERE aid = :aid;
+EOF2
+fsync=$("${psql[@]}" -d $DB -At -c "SHOW fsync")
+preload=$("${psql[@]}" -d $DB -At -c "SHOW shared_preload_libraries")
+
+declare -A query=(
+    [join]="SELECT a.aid, a.bid, a.abalance, b.bbalance FROM accounts a JOIN branches b ON a.bid = b.bid"
+    [agg]="SELECT bid, count(*) AS n, sum(abalance) AS total FROM accounts GROUP BY bid"
+)
+setup() {  # setup CONFIG: the view of that configuration, and only it
+    "${psql[@]}" -d $DB -c "SET client_min_messages = warning" \
+        -c "SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL" >/dev/null
+    [ "$1" = none ] && return 0
+    "${psql[@]}" -d $DB -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[$1]}\$q\$)" >/dev/null
+    "${psql[@]}" -d $DB -c "VACUUM ANALYZE v_$1__ivm_data"
+}
+run() {  # run CLIENTS [pgbench options]: prints pgbench's output
+    local c=$1; shift
+    "$PGBIN/pgbench" -n -c "$c" -j "$(( c < 2 ? 1 : 2 ))" -T "$SECONDS_PER_RUN" -f "$tmp/update.sql" "$@" $DB 2>&1
+}
+tps() { sed -n 's/^tps = \([0-9.]*\) .*/\1/p'; }
+
+declare -A result serial
+for cfg in none join agg; do
+    setup $cfg
+    for c in $CLIENTS; do
+        result[$cfg,$c]=$(run "$c" | tps)
+        log "$cfg, $c clients: ${result[$cfg,$c]} tps"
+    done
+    out=$(PGOPTIONS="-c default_transaction_isolation=repeatable\\ read" run 8 --failures-detailed)
+    done_tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
+    failed=$(sed -n 's/^number of serialization failures: \([0-9]*\).*/\1/p' <<<"$out")
+    serial[$cfg]=$(awk -v f="${failed:-0}" -v d="${done_tx:-0}" 'BEGIN { printf "%.1f%%", (f + d) ? 100 * f / (f + d) : 0 }')
+    log "$cfg, REPEATABLE READ, 8 clients: ${failed:-0} serialization failures, ${done_tx:-0} committed (${serial[$cfg]})"
+done
+"${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $DB"
+
+echo "ivm concurrency benchmark: one-row UPDATEs of random accounts (100,000 accounts, 100 branches)," \
+     "${SECONDS_PER_RUN} s per run, fsync=$fsync, shared_preload_libraries='$preload'; tps at READ COMMITTED."
+echo
+echo "| clients | none tps | ivm join tps | ivm agg tps | join/none | agg/none |"
+echo "|---:|---:|---:|---:|---:|---:|"
+for c in $CLIENTS; do
+    n=${result[none,$c]} j=${result[join,$c]} a=${result[agg,$c]}
+    awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" \
+        'BEGIN { printf "| %d | %.0f | %.0f | %.0f | %.2f | %.2f |\n", c, n, j, a, n ? j / n : 0, n ? a / n : 0 }'
+done
+echo
+echo "REPEATABLE READ, 8 clients, no retries: transactions failed with 40001: none ${serial[none]}," \
+     "ivm join ${serial[join]}, ivm agg ${serial[agg]}."
