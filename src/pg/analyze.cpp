@@ -165,6 +165,11 @@ void read_as_placeholder(RangeTblEntry* rte, char* name, Index levelsup) {
             rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
             rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);
         }
+        // An ivm view is read from its storage, whose stored group keys
+        // follow the view's columns: a column alias list of the user's
+        // (`AS x(a, b)`) would be printed over every column of the CTE and
+        // misname them.  Its columns are printed under their own names.
+        if (rel->rd_rel->relkind == RELKIND_VIEW) rte->alias->colnames = NIL;
         table_close(rel, AccessShareLock);
     }
     rte->rtekind = RTE_CTE;
