@@ -133,10 +133,12 @@ run_tests() {
     suite "extension upgrade (ALTER EXTENSION ivm UPDATE)" "$here/test/upgrade/run.sh"
     suite "differential tests" "$here/test/differential/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
-    # Correctness must not rest on the preload: the concurrency tests again
-    # on a cluster started without it.
+    # Correctness must not rest on the preload: the regression, isolation
+    # and concurrency tests again on a cluster started without it.
     stop_cluster
     start_cluster ""
+    suite "regression tests without shared_preload_libraries (those not reading ivm.stats)" \
+        regression_tests ISOLATION= REGRESS="$(make -s -C "$here" regress-without-preload)"
     suite "isolation tests without shared_preload_libraries" isolation_tests
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     echo
