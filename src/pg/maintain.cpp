@@ -183,14 +183,6 @@ void lock_for_maintenance(const ViewRuntime& view, Oid storage, Snapshot before 
     if (missed != nullptr) *missed = before != nullptr && *previous != 0 && committed_after(*previous, before);
 }
 
-// SPI_prepare of `text`, raising PostgreSQL's error when it fails.  Raw
-// PostgreSQL calls: run it inside call().
-SPIPlanPtr prepare(const char* text) {
-    SPIPlanPtr plan = SPI_prepare(text, 0, nullptr);
-    if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-    return plan;
-}
-
 // The plan of `sql` kept in the view's runtime under `key`, prepared the
 // first time (relcache invalidation of what the view reads frees it).
 SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
@@ -199,7 +191,7 @@ SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::funct
     const std::string sql = generate();
     const char* text = sql.c_str();
     SPIPlanPtr plan = call([&] {
-        SPIPlanPtr p = prepare(text);
+        SPIPlanPtr p = spi::prepare(text);
         SPI_keepplan(p);
         return p;
     });
@@ -638,7 +630,7 @@ bool lookups_possible(ViewRuntime& view, const LazySql& make) {
     const int level = prefer_lookups();
     const char* text = sql.c_str();
     const double cost = call([&] {
-        SPIPlanPtr plan = prepare(text);
+        SPIPlanPtr plan = spi::prepare(text);
         const double total = generic_plan_cost(plan, false);
         SPI_freeplan(plan);
         AtEOXact_GUC(false, level);
@@ -689,7 +681,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot s
         SPIPlanPtr kept_step = kept.view != nullptr ? kept_plan(*kept.view, kept.key, sql) : nullptr;
         const char* text = kept_step == nullptr ? sql().c_str() : nullptr;
         call([&] {
-            SPIPlanPtr plan = kept_step != nullptr ? kept_step : prepare(text);
+            SPIPlanPtr plan = kept_step != nullptr ? kept_step : spi::prepare(text);
             rows = spi::fetch_rows(plan, snapshot, limit, keep);
             if (kept_step == nullptr) SPI_freeplan(plan);
         });
@@ -785,7 +777,7 @@ public:
         EphemeralNamedRelation* target = targets.data();
         const std::size_t n = targets.size();
         return call([&] {
-            SPIPlanPtr plan = prepare(text);
+            SPIPlanPtr plan = spi::prepare(text);
             // Into the first set (never one the query reads: it is new, or
             // the only one), then copied into the others, which it may read.
             auto* first = static_cast<Tuplestorestate*>(target[0]->reldata);

@@ -35,8 +35,7 @@ Tuplestorestate* rows_of(const char* sql, MemoryContext memory) {
     MemoryContext old = MemoryContextSwitchTo(memory);
     Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
     MemoryContextSwitchTo(old);
-    SPIPlanPtr plan = SPI_prepare(sql, 0, nullptr);
-    if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+    SPIPlanPtr plan = spi::prepare(sql);
     TupleDesc desc = nullptr;
     spi::fetch_rows(plan, InvalidSnapshot, 0, [&](HeapTuple result) {
         bool isnull = false;

@@ -26,6 +26,14 @@ std::vector<Row> query(const std::string& sql, const std::vector<Value>& args = 
 // The first column of the only row, as an integer (0 when NULL).
 int64 query_int(const std::string& sql, const std::vector<Value>& args = {});
 
+// SPI_prepare of `text` with its parameters' types, raising PostgreSQL's
+// error when it fails.  Raw PostgreSQL calls: run it inside call().
+inline SPIPlanPtr prepare(const char* text, int nargs = 0, Oid* types = nullptr) {
+    SPIPlanPtr plan = SPI_prepare(text, nargs, types);
+    if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+    return plan;
+}
+
 // Column i (0-based) of the last result's row r, as int64; for results read
 // by the caller right after SPI_execute_plan.
 int64 result_int(uint64 row, int column);
