@@ -48,6 +48,24 @@ SELECT 1 = 1 AS evil_says;
 RESET search_path;
 RESET ROLE;
 
+-- ivm's catalog writes run as the catalog's owner, never under the
+-- caller's search_path: an operator the caller put first is not run with
+-- the owner's rights (it would say so)
+CREATE SCHEMA regress_evil2 AUTHORIZATION regress_ivm_writer;
+SET ROLE regress_ivm_writer;
+CREATE FUNCTION regress_evil2.int4eq(int, int) RETURNS boolean LANGUAGE plpgsql AS
+  $$ BEGIN IF current_user <> 'regress_ivm_writer' THEN RAISE NOTICE 'evil = run as %', current_user; END IF;
+     RETURN $1 OPERATOR(pg_catalog.=) $2; END $$;
+CREATE OPERATOR regress_evil2.= (LEFTARG = int, RIGHTARG = int, FUNCTION = regress_evil2.int4eq);
+CREATE TABLE regress_evil2.notes (id int);
+INSERT INTO regress_evil2.notes VALUES (1), (2);
+SET search_path = regress_evil2, pg_catalog, public;
+SELECT ivm.create_view('regress_evil2.note_ids', 'SELECT id FROM regress_evil2.notes');
+INSERT INTO regress_evil2.notes VALUES (3);
+SELECT ivm.drop_view('regress_evil2.note_ids');
+RESET search_path;
+RESET ROLE;
+DROP SCHEMA regress_evil2 CASCADE;
 -- row-level security: a view may not read a table whose policies apply
 -- to its owner, as the changes that maintain it would not be filtered
 SET ROLE regress_ivm_owner;

@@ -64,7 +64,9 @@ std::string text_array(const std::vector<std::string>& items) {
 }
 
 // Catalog writes run as the catalog's owner: users creating views need no
-// write privilege on ivm.view_catalog, and cannot edit it directly.
+// write privilege on ivm.view_catalog, and cannot edit it directly.  They
+// run with search_path = pg_catalog, pg_temp: the caller's search_path must
+// not choose the operators that run with the owner's rights.
 template <typename Fn>
 void as_catalog_owner(Fn&& fn) {
     Oid saved_user;
@@ -74,7 +76,14 @@ void as_catalog_owner(Fn&& fn) {
     }));
     GetUserIdAndSecContext(&saved_user, &saved_context);
     SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE);
-    fn();  // on error the transaction abort restores the user
+    const int guc_level = call([] {
+        int level = NewGUCNestLevel();
+        set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+                          false);
+        return level;
+    });
+    fn();  // on error the transaction abort restores the user and the setting
+    call([&] { AtEOXact_GUC(false, guc_level); });
     SetUserIdAndSecContext(saved_user, saved_context);
 }
 
@@ -134,8 +143,7 @@ SPIPlanPtr mark_plan = nullptr;
 bool run_mark(int32 view_id, uint64& previous) {
     if (mark_plan == nullptr) {
         Oid types[1] = {INT4OID};
-        SPIPlanPtr plan = SPI_prepare(mark_sql, 1, types);
-        if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+        SPIPlanPtr plan = spi::prepare(mark_sql, 1, types);
         SPI_keepplan(plan);
         mark_plan = plan;
     }
