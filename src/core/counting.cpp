@@ -771,6 +771,29 @@ std::string merge_statement(const CountingView& view, const std::string& counted
            "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
 }
 
+bool parallel_writers(const CountingView& view, std::size_t base) {
+    // Groups recomputed from the base tables: a writer must see what
+    // another wrote to the group's rows even where the group came out the
+    // same (its stored row then untouched, nothing to wait for).
+    if (view.aggregate && view.partial.empty()) return false;
+    bool read = false;
+    for (const Block& block : view.blocks) {
+        int in_block = 0;
+        for (const Source& s : block.sources) {
+            if (s.base != base) continue;
+            if (s.role != Source::Role::Linear || ++in_block > 1) return false;
+            read = true;
+        }
+    }
+    return read;
+}
+
+std::string delta_keys_query(const CountingView& view, const std::string& counted_delta) {
+    const std::string key = tuples::key(keyed_columns(view), "__ivm_d");
+    if (key.empty()) return "";
+    return "SELECT DISTINCT " + key + " AS __ivm_k FROM (" + counted_delta + ") __ivm_d ORDER BY 1";
+}
+
 bool keyed_change(const CountingView& view, std::size_t base) {
     if (view.blocks.size() != 1 || std::none_of(view.keying.begin(), view.keying.end(), [](bool k) { return k; }))
         return false;

@@ -40,6 +40,19 @@ enum class Lookup { Join, PerTuple };
 // keeps extremes the groups left without one (see extremes_statement).
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup = Lookup::Join);
 
+// Whether writers of `base` alone may maintain the view at once, each
+// merging its own delta: the view is linear in the base (every occurrence
+// of it is in a FROM list, not the nullable side of an outer join or a
+// subquery of WHERE) and reads it once in each block, so no delta term
+// pairs one writer's rows with another's (see pg/view_locks.hpp), and its
+// groups, if any, are kept as partial state (not recomputed).
+bool parallel_writers(const CountingView& view, std::size_t base);
+
+// The storage keys (__ivm_key) of the stored rows a merge of
+// `counted_delta` (as given to merge_statement) reads and writes, distinct,
+// in order; empty when the storage has no key.
+std::string delta_keys_query(const CountingView& view, const std::string& counted_delta);
+
 // Aggregate views keeping min or max (or a numeric sum's scale): a merge
 // leaves a group whose extreme went with no rows known at it without it,
 // and counts such groups in a sixth column.  This statement then recomputes

@@ -5,7 +5,9 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
+#include <set>
 #include <sstream>
+#include <utility>
 
 namespace ivm::pg::catalog {
 namespace {
@@ -124,59 +126,77 @@ void remove(int32 view_id) {
     as_catalog_owner([&] {
         spi::execute("DELETE FROM ivm.view_catalog WHERE view_id = $1::integer",
                      {std::to_string(view_id)});
-        spi::execute("DELETE FROM ivm.maintenance WHERE view_id = $1::integer", {std::to_string(view_id)});
+        if (have_maintainers())
+            spi::execute("DELETE FROM ivm.maintainers WHERE view_id = $1::integer", {std::to_string(view_id)});
     });
 }
 
 namespace {
 
-// The mark's statement (maintenance runs it in the writer's session: every
-// operator is qualified, so the writer's search_path cannot change it),
-// prepared once per backend: a one-row change must not pay for planning.
+// The mark's statements (maintenance runs them in the writer's session:
+// every operator is qualified, so the writer's search_path cannot change
+// them), prepared once per backend: a one-row change must not pay for
+// planning.
 const char* const mark_sql =
-    "UPDATE ivm.maintenance SET previous = maintainer, maintainer = pg_catalog.pg_current_xact_id() "
-    "WHERE view_id OPERATOR(pg_catalog.=) $1 RETURNING previous";
+    "INSERT INTO ivm.maintainers (view_id, backend, base, xid) VALUES ($1, $2, $3, pg_catalog.pg_current_xact_id()) "
+    "ON CONFLICT (view_id, backend, base) DO UPDATE SET xid = EXCLUDED.xid";
+const char* const writers_sql =
+    "SELECT xid FROM ivm.maintainers WHERE view_id OPERATOR(pg_catalog.=) $1 AND base OPERATOR(pg_catalog.<>) $2";
 SPIPlanPtr mark_plan = nullptr;
+SPIPlanPtr writers_plan = nullptr;
 
-// Runs the mark; false when the view has no row yet.  Raw PostgreSQL calls:
-// run it inside call().
-bool run_mark(int32 view_id, uint64& previous) {
-    if (mark_plan == nullptr) {
-        Oid types[1] = {INT4OID};
-        SPIPlanPtr plan = spi::prepare(mark_sql, 1, types);
-        SPI_keepplan(plan);
-        mark_plan = plan;
+// (view, base) marks this transaction made, so each is written once.
+std::set<std::pair<int32, int>> marked;
+
+// Raw PostgreSQL calls: run it inside call().
+SPIPlanPtr kept(SPIPlanPtr& plan, const char* sql, int nargs) {
+    if (plan == nullptr) {
+        Oid types[3] = {INT4OID, INT4OID, INT4OID};
+        SPIPlanPtr p = spi::prepare(sql, nargs, types);
+        SPI_keepplan(p);
+        plan = p;
     }
-    Datum values[1] = {Int32GetDatum(view_id)};
-    const int rc = SPI_execute_plan(mark_plan, values, nullptr, false, 0);
-    if (rc != SPI_OK_UPDATE_RETURNING) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
-    if (SPI_processed == 0) return false;
-    bool isnull = true;
-    const Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-    previous = isnull ? 0 : DatumGetUInt64(d);  // an xid8
-    return true;
+    return plan;
 }
 
 }  // namespace
 
-std::optional<uint64> mark_maintained(int32 view_id) {
-    const bool have_table = call([] {
-        return OidIsValid(get_relname_relid("maintenance", get_namespace_oid("ivm", false)));
-    });
-    if (!have_table) return std::nullopt;
-    uint64 previous = 0;
-    bool marked = false;
-    as_catalog_owner([&] {
-        marked = call([&] { return run_mark(view_id, previous); });
-        if (marked) return;
-        // the view's first maintenance (or the first since a restore)
-        spi::execute("INSERT INTO ivm.maintenance (view_id) VALUES ($1::integer) ON CONFLICT DO NOTHING",
-                     {std::to_string(view_id)});
-        marked = call([&] { return run_mark(view_id, previous); });
-    });
-    if (!marked) throw Error(sqlstate::internal_error, "no ivm.maintenance row for view " + std::to_string(view_id));
-    return previous;
+bool have_maintainers() {
+    return call([] { return OidIsValid(get_relname_relid("maintainers", get_namespace_oid("ivm", false))); });
 }
+
+void mark_writer(int32 view_id, int base) {
+    if (!marked.emplace(view_id, base).second) return;
+    as_catalog_owner([&] {
+        call([&] {
+            Datum values[3] = {Int32GetDatum(view_id), Int32GetDatum(MyBackendId), Int32GetDatum(base)};
+            const int rc = SPI_execute_plan(kept(mark_plan, mark_sql, 3), values, nullptr, false, 0);
+            if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+        });
+    });
+}
+
+std::vector<uint64> committed_writers(int32 view_id, int except) {
+    std::vector<uint64> xids;
+    as_catalog_owner([&] {
+        const uint64 n = call([&] {
+            Datum values[2] = {Int32GetDatum(view_id), Int32GetDatum(except)};
+            const int rc = SPI_execute_snapshot(kept(writers_plan, writers_sql, 2), values, nullptr, GetLatestSnapshot(),
+                                                InvalidSnapshot, true, false, 0);
+            if (rc != SPI_OK_SELECT) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+            return SPI_processed;
+        });
+        for (uint64 i = 0; i < n; ++i)
+            xids.push_back(call([&] {
+                bool isnull = true;
+                const Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+                return isnull ? uint64{0} : DatumGetUInt64(d);  // an xid8
+            }));
+    });
+    return xids;
+}
+
+void forget_marks() { marked.clear(); }
 
 void set_populated(int32 view_id, bool populated) {
     as_catalog_owner([&] {

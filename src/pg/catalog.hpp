@@ -33,15 +33,19 @@ void remove(int32 view_id);
 void set_populated(int32 view_id, bool populated);
 void set_bases(int32 view_id, const std::vector<Oid>& bases);
 void set_part_of(int32 view_id, int32 part_of);
-// Marks the view maintained by this transaction (its row in
-// ivm.maintenance, made on first use) and returns the top-level transaction
-// that marked it before, as a 64-bit xid8 (0: none).  Under REPEATABLE READ
-// and SERIALIZABLE, PostgreSQL raises 40001 here when a transaction that
-// committed after this one's snapshot marked it; under READ COMMITTED the
-// latest mark is returned, after waiting for an open one.  Nothing (and
-// no mark) in a database whose extension predates ivm.maintenance, until
-// ALTER EXTENSION ivm UPDATE.
-std::optional<uint64> mark_maintained(int32 view_id);
+// Who wrote which view (ivm.maintainers, from version 0.3 of the objects):
+// whether this database's ivm objects have it (false until ALTER EXTENSION
+// ivm UPDATE from an older version).
+bool have_maintainers();
+// Records this transaction as this backend's last writer of the view's
+// base table `base` (its place in the view; -1: the whole view).
+void mark_writer(int32 view_id, int base);
+// The last writers (xid8s) of the view's base tables other than `except`
+// (-2: of all), as committed now: read with the latest snapshot, so a
+// REPEATABLE READ transaction sees those its snapshot misses.
+std::vector<uint64> committed_writers(int32 view_id, int except);
+// At the end of a (sub)transaction: its marks may be gone.
+void forget_marks();
 // The views made for this one.
 std::vector<int32> parts_of(int32 view_id);
 

@@ -9,6 +9,7 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 #include "pg/shared.hpp"
+#include "pg/view_locks.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,8 +45,15 @@ constexpr double rederive_set_fraction = 0.1;
 }  // namespace
 
 double rebuild_fraction = 0.5;
+bool parallel_writers = true;
 
 void define_settings() {
+    DefineCustomBoolVariable("ivm.parallel_writers",
+                             "Lets writers of one base table of a view maintain it at the same time.",
+                             "Off: each view is maintained by one transaction at a time, which never waits for a "
+                             "lock this transaction holds (for sessions whose transactions write several base tables "
+                             "of one view and end before they learn to, see view_locks.hpp).",
+                             &parallel_writers, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomRealVariable("ivm.rebuild_fraction",
                              "Changes larger than this fraction of a view's input rebuild its storage.",
                              "A change of more transition rows than this fraction of the rows the view's query reads "
@@ -145,42 +153,51 @@ bool committed_after(uint64 xid, Snapshot snapshot) {
     });
 }
 
-// Takes the view's maintenance lock (writers of one view's base tables are
-// maintained one at a time; readers are not blocked) and marks the view
-// maintained by this transaction (catalog::mark_maintained).  Under
-// REPEATABLE READ and SERIALIZABLE a transaction whose snapshot misses a
-// concurrent maintenance of the view would compute a wrong delta: marking
-// the view fails with 40001 instead.  Under READ COMMITTED every statement
-// reads the latest state, but DRed's over-delete reads the state from
-// before the statement (`before`): *missed says that a maintenance
-// committed since (while this one waited for the lock), and the caller
-// recomputes instead.
-void lock_for_maintenance(const ViewRuntime& view, Oid storage, Snapshot before = nullptr,
-                          bool* missed = nullptr) {
-    const std::string name = qualified_name(view.entry.view);
-    call([&] { LockRelationOid(storage, ExclusiveLock); });
-    std::optional<uint64> previous;
-    try {
-        previous = catalog::mark_maintained(view.entry.view_id);
-    } catch (const PgError& e) {
-        if (e.data()->sqlerrcode != ERRCODE_T_R_SERIALIZATION_FAILURE) throw;
-        throw Error("40001", "could not serialize access due to concurrent maintenance of " + name,
-                    "Another transaction changed the view's base tables after this transaction's snapshot was taken.",
-                    "The transaction might succeed if retried.");
-    }
-    if (!previous) {
-        // The extension's SQL objects predate the mark: READ COMMITTED
+// Takes the view's writer locks (view_locks.hpp; readers are never
+// blocked) for a maintenance that changes the view's base `shared_base`
+// alone, alongside other writers of it, or (none) as the view's only
+// writer, which also locks `storage` EXCLUSIVE; returns whether it writes
+// alone.  Then marks the view written by this transaction
+// (catalog::mark_writer).  Under REPEATABLE READ and SERIALIZABLE a
+// transaction whose snapshot misses a writer it had to wait for (one of
+// another base table, or any when alone) would compute a wrong delta: it
+// fails with 40001 instead.  Under READ COMMITTED every statement reads the
+// latest state, but DRed's over-delete reads the state from before the
+// statement (`before`): *missed says that a maintenance committed since
+// (while this one waited for the lock), and the caller recomputes instead.
+bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<std::size_t> shared_base = std::nullopt,
+                          Snapshot before = nullptr, bool* missed = nullptr) {
+    const int32 id = view.entry.view_id;
+    const bool alone = view_locks::lock_writers(id, view.analyzed.base_oids.size(), shared_base);
+    if (alone) call([&] { LockRelationOid(storage, ExclusiveLock); });
+    if (missed != nullptr) *missed = false;
+    if (!catalog::have_maintainers()) {
+        // The extension's SQL objects predate the marks: READ COMMITTED
         // stays exact (DRed recomputes where it cannot tell), the
         // snapshot isolation levels cannot be checked.
         if (IsolationUsesXactSnapshot())
             throw Error(sqlstate::object_not_in_prerequisite_state,
-                        "cannot maintain view " + name + " under REPEATABLE READ or SERIALIZABLE before ivm is updated",
+                        "cannot maintain view " + qualified_name(view.entry.view) +
+                            " under REPEATABLE READ or SERIALIZABLE before ivm is updated",
                         "The ivm library is newer than the extension's objects in this database.",
                         "Run ALTER EXTENSION ivm UPDATE.");
         if (missed != nullptr) *missed = before != nullptr;
-        return;
+        return alone;
     }
-    if (missed != nullptr) *missed = before != nullptr && *previous != 0 && committed_after(*previous, before);
+    const int base = alone ? -1 : static_cast<int>(*shared_base);
+    catalog::mark_writer(id, base);
+    const bool snapshot_isolation = IsolationUsesXactSnapshot();
+    if (!snapshot_isolation && before == nullptr) return alone;
+    const Snapshot snapshot = snapshot_isolation ? call([] { return GetTransactionSnapshot(); }) : before;
+    for (uint64 xid : catalog::committed_writers(id, alone ? -2 : base)) {
+        if (!committed_after(xid, snapshot)) continue;
+        if (snapshot_isolation)
+            throw Error("40001", "could not serialize access due to concurrent maintenance of " + qualified_name(view.entry.view),
+                        "Another transaction changed the view's base tables after this transaction's snapshot was taken.",
+                        "The transaction might succeed if retried.");
+        *missed = true;
+    }
+    return alone;
 }
 
 // The plan of `sql` kept in the view's runtime under `key`, prepared the
@@ -512,6 +529,98 @@ void forget_runtime(int32 view_id) {
     runtimes.erase(it);
 }
 
+namespace {
+
+// The one base a change touches when other writers of it may maintain the
+// view at the same time (counting::parallel_writers).
+std::optional<std::size_t> shared_base(const ViewRuntime& view, const std::vector<bool>& changed) {
+    if (!parallel_writers || view.analyzed.recursion() || std::count(changed.begin(), changed.end(), true) != 1)
+        return std::nullopt;
+    const std::size_t base = static_cast<std::size_t>(std::find(changed.begin(), changed.end(), true) - changed.begin());
+    if (!counting::parallel_writers(view.analyzed.model, base)) return std::nullopt;
+    return base;
+}
+
+// Under REPEATABLE READ and SERIALIZABLE, a writer whose snapshot misses
+// what another writer of the same base committed to the stored rows of
+// `keys` (all of them now locked) would merge into rows it cannot see:
+// the rows as committed now must be those its snapshot sees.  (Where it
+// sees a row that another deleted or updated, writing it fails with 40001
+// anyway; a row inserted since, it would not find.)
+void check_keys(ViewRuntime& view, const std::vector<uint64>& keys) {
+    auto found = view.plans.find("stored keys");
+    if (found == view.plans.end()) {
+        const std::string sql =
+            "SELECT xmin FROM " + view.analyzed.model.storage + " WHERE __ivm_key OPERATOR(pg_catalog.=) ANY ($1)";
+        const char* text = sql.c_str();
+        SPIPlanPtr p = call([&] {
+            Oid types[1] = {INT8ARRAYOID};
+            SPIPlanPtr prepared = spi::prepare(text, 1, types);
+            SPI_keepplan(prepared);
+            return prepared;
+        });
+        found = view.plans.emplace("stored keys", p).first;
+    }
+    SPIPlanPtr plan = found->second;
+    const bool same = call([&] {
+        Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * std::max<std::size_t>(keys.size(), 1)));
+        for (std::size_t i = 0; i < keys.size(); ++i) items[i] = Int64GetDatum(static_cast<int64>(keys[i]));
+        Datum values[1] = {PointerGetDatum(construct_array(items, static_cast<int>(keys.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE))};
+        // The transaction's snapshot as of the same command as the latest.
+        PushCopiedSnapshot(GetTransactionSnapshot());
+        UpdateActiveSnapshotCommandId();
+        const Snapshot mine = GetActiveSnapshot();
+        int rc = SPI_execute_snapshot(plan, values, nullptr, mine, InvalidSnapshot, true, false, 0);
+        if (rc != SPI_OK_SELECT) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+        const uint64 seen = SPI_processed;
+        rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot, true, false, 0);
+        if (rc != SPI_OK_SELECT) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+        if (SPI_processed != seen) {
+            PopActiveSnapshot();
+            return false;
+        }
+        for (uint64 i = 0; i < SPI_processed; ++i) {
+            bool isnull = true;
+            const TransactionId xmin =
+                DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+            if (!TransactionIdIsCurrentTransactionId(xmin) && XidInMVCCSnapshot(xmin, mine)) {
+                PopActiveSnapshot();
+                return false;
+            }
+        }
+        PopActiveSnapshot();
+        return true;
+    });
+    if (!same)
+        throw Error("40001", "could not serialize access due to concurrent update of view " + qualified_name(view.entry.view),
+                    "Another transaction changed the same rows of the view after this transaction's snapshot was taken.",
+                    "The transaction might succeed if retried.");
+}
+
+// A writer alongside others of its base (lock_for_maintenance) about to
+// merge `delta`: locks the stored rows the merge reads and writes by key,
+// or the whole storage where there are no keys or too many (the merge is
+// not small, or would pass view_locks' budget).
+void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& delta) {
+    const int32 id = view.entry.view_id;
+    const Oid storage = view.entry.storage;
+    auto whole = [&] {
+        view_locks::writing_whole(id);
+        call([&] { LockRelationOid(storage, ExclusiveLock); });
+    };
+    if (plan_key.empty() || counting::delta_keys_query(view.analyzed.model, "").empty()) return whole();
+    call([&] { LockRelationOid(storage, RowExclusiveLock); });  // the lock order: storage, then its rows
+    const int rc = run_statement(view, "keys " + plan_key,
+                                 [&] { return counting::delta_keys_query(view.analyzed.model, delta()); });
+    if (rc != SPI_OK_SELECT) throw Error(sqlstate::internal_error, "ivm could not find the keys of a change");
+    std::vector<uint64> keys;
+    for (uint64 i = 0; i < SPI_processed; ++i) keys.push_back(static_cast<uint64>(spi::result_int(i, 0)));
+    if (!view_locks::lock_keys(id, keys)) return whole();
+    if (IsolationUsesXactSnapshot() && !keys.empty()) check_keys(view, keys);
+}
+
+}  // namespace
+
 MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes) {
     const CountingView& model = view.analyzed.model;
     std::vector<bool> changed(model.bases.size(), false);
@@ -523,7 +632,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         for (Tuplestorestate* store : {changes[b].new_rows, changes[b].old_rows})
             if (store != nullptr) rows += static_cast<double>(tuplestore_tuple_count(store));
     }
-    lock_for_maintenance(view, view.entry.storage);
+    const bool alone = lock_for_maintenance(view, view.entry.storage, shared_base(view, changed));
     for (std::size_t b = 0; b < changes.size(); ++b) {
         if (!changed[b]) continue;
         refuse_row_security(view.analyzed.base_oids[b], view.owner);
@@ -533,6 +642,9 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     Elevated e = enter(view);
     const bool small = rows <= large_delta_rows;
     const bool lookups = rows <= lookup_delta_rows;
+    // A lookup or keyed change writes only stored rows that show its own
+    // base rows' keys, which no other writer can be changing (PostgreSQL's
+    // row locks on the base rows keep them apart): it needs no row locks.
     if (const std::optional<std::size_t> lookup = lookup_change(view, changes)) {
         if (std::optional<MaintenanceResult> moved = run_lookup_update(view, *lookup, small)) {
             leave(e);
@@ -542,6 +654,8 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     const std::optional<KeyedChange> keyed = keyed_change(model, changes);
     // Fresh tuples alone are cheaper to write than the view is to rebuild.
     const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
+    auto delta = [&] { return counting::delta_query(model, changed); };
+    if (!alone && (rebuild || !keyed)) lock_rows(view, small && !rebuild ? key : std::string(), delta);
     MaintenanceResult result;
     if (keyed && !rebuild) {
         using counting::KeyedRows;
@@ -557,7 +671,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
     } else {
         result = run_merge(view, small ? key : std::string(), [&] {
-            return counting::merge_statement(model, counting::delta_query(model, changed),
+            return counting::merge_statement(model, delta(),
                                              small ? counting::Lookup::PerTuple : counting::Lookup::Join);
         }, lookups);
     }
@@ -947,7 +1061,7 @@ MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<Bas
         if (changed_bases[b]) refuse_row_security(view.analyzed.recursive_base_oids[b], view.owner);
     }
     bool missed = false;
-    lock_for_maintenance(view, storage, before, &missed);
+    lock_for_maintenance(view, storage, std::nullopt, before, &missed);
     for (std::size_t b = 0; b < changes.size(); ++b) {
         if (!changed_bases[b]) continue;
         register_rows(counting::new_rows_relation(b), view.analyzed.recursive_base_oids[b], changes[b].new_rows);
@@ -1015,7 +1129,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         return input_rows <= rederive_tuple_by_tuple ? Kept{&view, "dred " + step + " " + key, lookups} : Kept{};
     };
     bool missed = false;
-    lock_for_maintenance(view, storage, before, &missed);
+    lock_for_maintenance(view, storage, std::nullopt, before, &missed);
     if (missed) {
         Elevated e = enter(view, storage);
         MaintenanceResult result = recompute_relation(rel, storage);

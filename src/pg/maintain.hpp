@@ -21,6 +21,9 @@ constexpr double large_delta_rows = 5000;
 // holds) rebuilds the storage from the query instead of merging the delta
 // tuple by tuple (README, "Operating it").
 extern double rebuild_fraction;
+// ivm.parallel_writers: writers of one base table of a view maintain it at
+// the same time (view_locks.hpp); off, one transaction at a time.
+extern bool parallel_writers;
 void define_settings();
 
 // One base table's changes in a statement; either store may be null.

@@ -1,9 +1,11 @@
 // Module load: the callbacks that keep backend-local state honest.
 #include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
 #include "pg/ddl_events.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
 #include "pg/shared.hpp"
+#include "pg/view_locks.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -23,6 +25,8 @@ void on_xact(XactEvent event, void*) {
             ivm::pg::reset_pending(InvalidSubTransactionId);
             ivm::pg::reset_maintenance_state(InvalidSubTransactionId);
             ivm::pg::reset_own_ddl();
+            ivm::pg::view_locks::end_transaction();
+            ivm::pg::catalog::forget_marks();
             break;
         default:
             break;
@@ -33,6 +37,7 @@ void on_subxact(SubXactEvent event, SubTransactionId mine, SubTransactionId, voi
     if (event != SUBXACT_EVENT_ABORT_SUB) return;
     ivm::pg::reset_pending(mine);
     ivm::pg::reset_maintenance_state(mine);
+    ivm::pg::catalog::forget_marks();
 }
 
 void on_relcache(Datum, Oid relid) { ivm::pg::invalidate_runtimes(relid); }

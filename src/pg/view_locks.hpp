@@ -1,0 +1,53 @@
+// Which writers of a view may maintain it at once, as PostgreSQL
+// heavyweight locks held to the end of the transaction (they show in
+// pg_locks as advisory locks of the view's database, objsubid 18774 and
+// 18775, so they cannot collide with an application's own).
+//
+// One lock per (view, base table) and one for the whole view.  A writer
+// of one base table that the view is linear in (counting, the table read
+// once, in no outer join's nullable side nor subquery) takes the whole
+// view's lock and its table's lock in ROW EXCLUSIVE mode and the other
+// tables' in SHARE mode: writers of that table run together, writers of
+// another wait (each must see the other's rows: the ΔR⋈ΔS term).  Any other
+// maintenance (DRed, a change of two tables at once, a refresh) takes the
+// whole view's lock EXCLUSIVE: it is the view's only writer.  Locks are
+// taken in one order (whole view, then the tables by their place in the
+// view, then the storage, then row keys), so one maintenance never
+// deadlocks with another.
+//
+// Writers running together merge into the same storage; the stored rows
+// their change touches are locked by key (lock_keys) before the merge
+// reads them, so two writers wait for each other only where they change
+// the same stored row.
+#pragma once
+#include "pg/pg.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace ivm::pg::view_locks {
+
+// Takes the writer locks of a maintenance of view `view_id`, which has
+// `bases` base tables; `shared_base` is the one table it changes when the
+// view may have other writers of that table at once.  Returns whether it
+// writes the view alone.  A session whose transactions write a view in
+// ways that cannot run together (two of its tables, or by row and then
+// whole) writes it alone from its next transaction on: the second kind
+// of write waits for every concurrent writer of the first, which may be
+// waiting for this transaction (PostgreSQL then reports a deadlock, 40P01).
+bool lock_writers(int32 view_id, std::size_t bases, std::optional<std::size_t> shared_base);
+
+// Locks the stored rows of `keys` (storage keys, __ivm_key) for this
+// transaction.  False, and nothing locked, when that would pass the
+// transaction's share of the lock table (half of max_locks_per_transaction,
+// at least 32 keys): the caller then locks the whole storage.
+bool lock_keys(int32 view_id, const std::vector<uint64>& keys);
+
+// The transaction writes the view's storage as a whole (locked EXCLUSIVE)
+// after writing it by row: later transactions of the session write it alone.
+void writing_whole(int32 view_id);
+
+// At the end of a transaction (commit or abort): its locks are gone.
+void end_transaction();
+
+}  // namespace ivm::pg::view_locks

@@ -1,0 +1,79 @@
+// Which writers may maintain a view at once (counting::parallel_writers)
+// and the storage keys a merge locks first (counting::delta_keys_query).
+#include "core/counting.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using ivm::Column;
+using ivm::CountingView;
+using ivm::Source;
+
+// r JOIN s, then variations.
+CountingView join_view() {
+    CountingView v;
+    v.storage = "public.v__ivm_data";
+    v.columns = {{"a", "OPERATOR(pg_catalog.=)", true}, {"c", "OPERATOR(pg_catalog.=)", true}};
+    v.bases = {"public.r", "public.s"};
+    v.blocks = {{{Source{0, true}, Source{1, true}}, "<template>"}};
+    return v;
+}
+
+TEST(ParallelWriters, EachTableOfAnInnerJoin) {
+    EXPECT_TRUE(ivm::counting::parallel_writers(join_view(), 0));
+    EXPECT_TRUE(ivm::counting::parallel_writers(join_view(), 1));
+}
+
+TEST(ParallelWriters, NotATableReadTwiceInABlock) {
+    CountingView v = join_view();
+    v.blocks[0].sources[1].base = 0;  // r x JOIN r y
+    EXPECT_FALSE(ivm::counting::parallel_writers(v, 0));
+}
+
+TEST(ParallelWriters, OnceInEachArmOfAUnion) {
+    CountingView v = join_view();
+    v.blocks.push_back({{Source{0, true}}, "<template>", 1});
+    EXPECT_TRUE(ivm::counting::parallel_writers(v, 0));
+}
+
+TEST(ParallelWriters, NotTheNullableSideNorASubquery) {
+    for (Source::Role role : {Source::Role::Nullable, Source::Role::Nested}) {
+        CountingView v = join_view();
+        v.blocks[0].sources[1].role = role;
+        EXPECT_FALSE(ivm::counting::parallel_writers(v, 1));
+        EXPECT_TRUE(ivm::counting::parallel_writers(v, 0));  // the preserved side, the outer query
+    }
+}
+
+TEST(ParallelWriters, NotATableTheViewDoesNotRead) {
+    CountingView v = join_view();
+    v.bases.push_back("public.t");
+    EXPECT_FALSE(ivm::counting::parallel_writers(v, 2));
+}
+
+TEST(DeltaKeys, TheStorageKeyOfEachDeltaTupleOnceInOrder) {
+    const std::string sql = ivm::counting::delta_keys_query(join_view(), "<delta>");
+    EXPECT_EQ(sql, "SELECT DISTINCT pg_catalog.hash_record_extended(ROW(__ivm_d.a, __ivm_d.c), 0::bigint) AS __ivm_k "
+                   "FROM (<delta>) __ivm_d ORDER BY 1");
+}
+
+TEST(DeltaKeys, AnAggregateLocksItsGroups) {
+    CountingView v = join_view();
+    v.aggregate = true;
+    v.group_keys = {{"__ivm_gk1", "OPERATOR(pg_catalog.=)", true}};
+    const std::string sql = ivm::counting::delta_keys_query(v, "<delta>");
+    EXPECT_NE(sql.find("ROW(__ivm_d.__ivm_gk1)"), std::string::npos);
+    v.group_keys.clear();  // no GROUP BY: one row, no key
+    EXPECT_EQ(ivm::counting::delta_keys_query(v, "<delta>"), "");
+}
+
+TEST(DeltaKeys, NoneWithoutAHashableColumn) {
+    CountingView v = join_view();
+    for (Column& c : v.columns) c.hashable = false;
+    EXPECT_EQ(ivm::counting::delta_keys_query(v, "<delta>"), "");
+}
+
+}  // namespace
