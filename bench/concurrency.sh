@@ -9,7 +9,9 @@
 # branches (100 rows); each transaction is a one-row UPDATE of a random
 # account's abalance.  Configurations, one at a time: none (no view), join
 # (ivm view of accounts JOIN branches, the benchmark's W1 query) and agg (ivm
-# view of count(*), sum(abalance) by bid).  For clients 1, 2, 4, 8, 16: tps
+# view of count(*), sum(abalance) by bid), and the same two as pg_ivm IMMVs
+# where pg_ivm is installed (loaded per session through
+# session_preload_libraries).  For clients 1, 2, 4, 8, 16: tps
 # of a pgbench run of IVM_CONC_SECONDS (default 8) seconds at READ COMMITTED.
 # Then, at REPEATABLE READ with 8 clients and no retries, the fraction of
 # transactions that failed with a serialization error.  Prints Markdown
@@ -44,30 +46,48 @@ declare -A query=(
     [join]="SELECT a.aid, a.bid, a.abalance, b.bbalance FROM accounts a JOIN branches b ON a.bid = b.bid"
     [agg]="SELECT bid, count(*) AS n, sum(abalance) AS total FROM accounts GROUP BY bid"
 )
+have_pg_ivm=$("${psql[@]}" -d $DB -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_ivm'")
+configs="none join agg"
+if [ "$have_pg_ivm" = 1 ]; then
+    configs="$configs pg_ivm_join pg_ivm_agg"
+    "${psql[@]}" -d $DB -c "CREATE EXTENSION pg_ivm"
+fi
 setup() {  # setup CONFIG: the view of that configuration, and only it
     "${psql[@]}" -d $DB -c "SET client_min_messages = warning" \
-        -c "SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL" >/dev/null
-    [ "$1" = none ] && return 0
-    "${psql[@]}" -d $DB -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[$1]}\$q\$)" >/dev/null
-    "${psql[@]}" -d $DB -c "VACUUM ANALYZE v_$1__ivm_data"
+        -c "SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL" -c "DROP TABLE IF EXISTS p_view" >/dev/null
+    case $1 in
+        none) ;;
+        pg_ivm_*)
+            PGOPTIONS="-c session_preload_libraries=pg_ivm" "${psql[@]}" -d $DB -c "SET client_min_messages = warning" \
+                -c "SELECT pgivm.create_immv('p_view', \$q\$${query[${1#pg_ivm_}]}\$q\$)" >/dev/null
+            "${psql[@]}" -d $DB -c "VACUUM ANALYZE p_view" ;;
+        *)
+            "${psql[@]}" -d $DB -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[$1]}\$q\$)" >/dev/null
+            "${psql[@]}" -d $DB -c "VACUUM ANALYZE v_$1__ivm_data" ;;
+    esac
 }
-run() {  # run CLIENTS [pgbench options]: prints pgbench's output
+run() {  # run CLIENTS [pgbench options]: prints pgbench's output (pg_ivm's configurations load it)
     local c=$1; shift
-    "$PGBIN/pgbench" -n -c "$c" -j "$(( c < 2 ? 1 : 2 ))" -T "$SECONDS_PER_RUN" -f "$tmp/update.sql" "$@" $DB 2>&1
+    PGOPTIONS="${PGOPTIONS:-} ${preload_pg_ivm:-}" "$PGBIN/pgbench" -n -c "$c" -j "$(( c < 2 ? 1 : 2 ))" -T "$SECONDS_PER_RUN" -f "$tmp/update.sql" "$@" $DB 2>&1
 }
 tps() { sed -n 's/^tps = \([0-9.]*\) .*/\1/p'; }
 
 declare -A result serial
-for cfg in none join agg; do
+for cfg in $configs; do
     setup $cfg
+    preload_pg_ivm=; [ "${cfg#pg_ivm_}" != "$cfg" ] && preload_pg_ivm="-c session_preload_libraries=pg_ivm"
     for c in $CLIENTS; do
         result[$cfg,$c]=$(run "$c" | tps)
         log "$cfg, $c clients: ${result[$cfg,$c]} tps"
     done
-    out=$(PGOPTIONS="-c default_transaction_isolation=repeatable\\ read" run 8 --failures-detailed)
+    # (pgbench exits non-zero when a client meets an error other than a
+    # serialization failure: that is reported, not fatal)
+    out=$(PGOPTIONS="-c default_transaction_isolation=repeatable\\ read" run 8 --failures-detailed) || true
     done_tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
     failed=$(sed -n 's/^number of serialization failures: \([0-9]*\).*/\1/p' <<<"$out")
     serial[$cfg]=$(awk -v f="${failed:-0}" -v d="${done_tx:-0}" 'BEGIN { printf "%.1f%%", (f + d) ? 100 * f / (f + d) : 0 }')
+    error=$(grep -m1 -o 'ERROR: .*' <<<"$out" || true)
+    [ -n "$error" ] && serial[$cfg]="${serial[$cfg]} (clients stopped by $error)"
     log "$cfg, REPEATABLE READ, 8 clients: ${failed:-0} serialization failures, ${done_tx:-0} committed (${serial[$cfg]})"
 done
 "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $DB"
@@ -75,13 +95,19 @@ done
 echo "ivm concurrency benchmark: one-row UPDATEs of random accounts (100,000 accounts, 100 branches)," \
      "${SECONDS_PER_RUN} s per run, fsync=$fsync, shared_preload_libraries='$preload'; tps at READ COMMITTED."
 echo
-echo "| clients | none tps | ivm join tps | ivm agg tps | join/none | agg/none |"
-echo "|---:|---:|---:|---:|---:|---:|"
+header="| clients | none tps | ivm join tps | ivm agg tps |"; rule="|---:|---:|---:|---:|"
+[ "$have_pg_ivm" = 1 ] && header="$header pg_ivm join tps | pg_ivm agg tps |" && rule="$rule---:|---:|"
+echo "$header join/none | agg/none |"
+echo "$rule---:|---:|"
 for c in $CLIENTS; do
     n=${result[none,$c]} j=${result[join,$c]} a=${result[agg,$c]}
-    awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" \
-        'BEGIN { printf "| %d | %.0f | %.0f | %.0f | %.2f | %.2f |\n", c, n, j, a, n ? j / n : 0, n ? a / n : 0 }'
+    extra=""
+    [ "$have_pg_ivm" = 1 ] && extra=$(printf ' %.0f | %.0f |' "${result[pg_ivm_join,$c]}" "${result[pg_ivm_agg,$c]}")
+    awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" -v extra="$extra" \
+        'BEGIN { printf "| %d | %.0f | %.0f | %.0f |%s %.2f | %.2f |\n", c, n, j, a, extra, n ? j / n : 0, n ? a / n : 0 }'
 done
 echo
+pg_ivm_serial=""
+[ "$have_pg_ivm" = 1 ] && pg_ivm_serial=", pg_ivm join ${serial[pg_ivm_join]}, pg_ivm agg ${serial[pg_ivm_agg]}"
 echo "REPEATABLE READ, 8 clients, no retries: transactions failed with 40001: none ${serial[none]}," \
-     "ivm join ${serial[join]}, ivm agg ${serial[agg]}."
+     "ivm join ${serial[join]}, ivm agg ${serial[agg]}${pg_ivm_serial}."

@@ -68,9 +68,11 @@ std::string text_array(const std::vector<std::string>& items) {
 // Catalog writes run as the catalog's owner: users creating views need no
 // write privilege on ivm.view_catalog, and cannot edit it directly.  They
 // run with search_path = pg_catalog, pg_temp: the caller's search_path must
-// not choose the operators that run with the owner's rights.
+// not choose the operators that run with the owner's rights.  (`qualified`:
+// statements whose every name is qualified keep the caller's search_path,
+// which they cannot read: a one-row change need not pay to set it.)
 template <typename Fn>
-void as_catalog_owner(Fn&& fn) {
+void as_catalog_owner(Fn&& fn, bool qualified = false) {
     Oid saved_user;
     int saved_context;
     Oid owner = relation_owner(call([] {
@@ -78,6 +80,11 @@ void as_catalog_owner(Fn&& fn) {
     }));
     GetUserIdAndSecContext(&saved_user, &saved_context);
     SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE);
+    if (qualified) {
+        fn();
+        SetUserIdAndSecContext(saved_user, saved_context);
+        return;
+    }
     const int guc_level = call([] {
         int level = NewGUCNestLevel();
         set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
@@ -173,7 +180,7 @@ void mark_writer(int32 view_id, int base) {
             const int rc = SPI_execute_plan(kept(mark_plan, mark_sql, 3), values, nullptr, false, 0);
             if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
         });
-    });
+    }, true);
 }
 
 std::vector<uint64> committed_writers(int32 view_id, int except) {
@@ -192,7 +199,7 @@ std::vector<uint64> committed_writers(int32 view_id, int except) {
                 const Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
                 return isnull ? uint64{0} : DatumGetUInt64(d);  // an xid8
             }));
-    });
+    }, true);
     return xids;
 }
 
