@@ -304,13 +304,20 @@ Query* analyze_statement(Node* select, const char* text) {
     }
 }
 
-Query* validate_query(const char* query_text) {
-    List* statements = nullptr;
+ExprTyping typing_of(const Node* expr) {
+    return call([&] { return ExprTyping{exprType(expr), exprTypmod(expr), exprCollation(expr)}; });
+}
+
+List* parse_raw(const char* query_text) {
     try {
-        statements = call([&] { return raw_parser(query_text, RAW_PARSE_DEFAULT); });
+        return call([&] { return raw_parser(query_text, RAW_PARSE_DEFAULT); });
     } catch (const PgError& e) {
         throw in_query(e, query_text);
     }
+}
+
+Query* validate_query(const char* query_text) {
+    List* statements = parse_raw(query_text);
     RawStmt* raw = list_length(statements) == 1 ? linitial_node(RawStmt, statements) : nullptr;
     if (raw == nullptr || !IsA(raw->stmt, SelectStmt) ||
         reinterpret_cast<SelectStmt*>(raw->stmt)->intoClause != nullptr)
@@ -547,7 +554,7 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
                 ok = true;
             } else if (catalog && plain && list_length(agg->args) == 1) {
                 argument = static_cast<TargetEntry*>(linitial(agg->args))->expr;
-                const Oid type = exprType(reinterpret_cast<Node*>(argument));
+                const Oid type = typing_of(reinterpret_cast<Node*>(argument)).type;
                 // Integers and numeric (whose display scale is kept like a
                 // max); floating point sums depend on the order of the rows.
                 const bool exact = type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
@@ -588,10 +595,11 @@ void describe_aggregation(Query* q, const char* cte, CountingView& model) {
     }
     for (std::size_t i = 0; i < keys.size(); ++i) {
         Node* expr = reinterpret_cast<Node*>(keys[i]);
-        Column c = make_column("group key", exprType(expr), exprTypmod(expr), exprCollation(expr), false);
+        const ExprTyping t = typing_of(expr);
+        Column c = make_column("group key", t.type, t.typmod, t.collation, false);
         c.name = "__ivm_gk" + std::to_string(i + 1);
         model.group_keys.push_back(std::move(c));
-        mark_key_lead(model.group_keys, exprType(expr));
+        mark_key_lead(model.group_keys, t.type);
     }
     std::vector<Expr*> arguments = partial_state(q, keys, model);
     Query* inner = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
@@ -781,8 +789,9 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         if (te->resjunk) continue;
         Node* expr = reinterpret_cast<Node*>(te->expr);
-        out.model.columns.push_back(make_column(te->resname, exprType(expr), exprTypmod(expr), exprCollation(expr)));
-        mark_key_lead(out.model.columns, exprType(expr));
+        const ExprTyping t = typing_of(expr);
+        out.model.columns.push_back(make_column(te->resname, t.type, t.typmod, t.collation));
+        mark_key_lead(out.model.columns, t.type);
         names.push_back(te->resname);
     }
     if (out.model.columns.empty()) throw unsupported("views without columns");

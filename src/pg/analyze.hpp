@@ -31,6 +31,18 @@ struct AnalyzedView {
 
 // Parses and analyzes the user's query as PostgreSQL would (42601, 42P01,
 // ... reported against the query text); it must be exactly one SELECT.
+// An expression's type, typmod and collation (exprType and its kin, which
+// raise an error for a node they do not know: through the guard).
+struct ExprTyping {
+    Oid type = InvalidOid;
+    int32 typmod = -1;
+    Oid collation = InvalidOid;
+};
+ExprTyping typing_of(const Node* expr);
+
+// The user's query text parsed (raw_parser), or its syntax error shown at
+// its position in the query.
+List* parse_raw(const char* query_text);
 Query* validate_query(const char* query_text);
 
 // The query as SQL text with every object schema-qualified.

@@ -30,27 +30,36 @@ private:
 // with a setjmp, so no C++ frame's locals live across one.
 ErrorData* run_guarded(void (*thunk)(void*), void* arg);
 
+// A C++ exception thrown by fn (a std::bad_alloc, an ivm::Error) is caught
+// inside the guarded call, before run_guarded's PG_TRY ends, and thrown
+// again once it has: unwinding through PG_TRY would leave PostgreSQL's
+// error handler pointing into a dead frame.
 template <typename Fn>
 auto call(Fn&& fn) -> decltype(fn()) {
     using Result = decltype(fn());
     using F = std::remove_reference_t<Fn>;
-    if constexpr (std::is_void_v<Result>) {
-        ErrorData* error = run_guarded([](void* f) { (*static_cast<F*>(f))(); }, &fn);
-        if (error != nullptr) throw PgError(error);
-    } else {
-        struct Frame {
-            F* fn;
-            Result result;
-        } frame{&fn, Result{}};
-        ErrorData* error = run_guarded(
-            [](void* p) {
-                auto* fr = static_cast<Frame*>(p);
-                fr->result = (*fr->fn)();
-            },
-            &frame);
-        if (error != nullptr) throw PgError(error);
-        return frame.result;
-    }
+    using Kept = std::conditional_t<std::is_void_v<Result>, char, Result>;
+    struct Frame {
+        F* fn;
+        Kept result;
+        std::exception_ptr thrown;
+    } frame{&fn, Kept{}, nullptr};
+    ErrorData* error = run_guarded(
+        [](void* p) {
+            auto* fr = static_cast<Frame*>(p);
+            try {
+                if constexpr (std::is_void_v<Result>)
+                    (*fr->fn)();
+                else
+                    fr->result = (*fr->fn)();
+            } catch (...) {
+                fr->thrown = std::current_exception();
+            }
+        },
+        &frame);
+    if (error != nullptr) throw PgError(error);
+    if (frame.thrown) std::rethrow_exception(frame.thrown);
+    if constexpr (!std::is_void_v<Result>) return frame.result;
 }
 
 // Argument n of an SQL-callable function, a text, as a C string.

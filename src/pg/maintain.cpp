@@ -5,6 +5,7 @@
 #include "core/fixpoint.hpp"
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/faults.hpp"
 #include "pg/keys.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
@@ -640,6 +641,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         register_rows(counting::old_rows_relation(b), view.analyzed.base_oids[b], changes[b].old_rows);
     }
     Elevated e = enter(view);
+    faults::point("maintain.locked");
     const bool small = rows <= large_delta_rows;
     const bool lookups = rows <= lookup_delta_rows;
     // A lookup or keyed change writes only stored rows that show its own
@@ -675,6 +677,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
                                              small ? counting::Lookup::PerTuple : counting::Lookup::Join);
         }, lookups);
     }
+    faults::point("maintain.merged");
     leave(e);
     return result;
 }
@@ -711,14 +714,27 @@ namespace {
 // large one spills to a temporary file, which must not outlive them.
 // Maintenance nests (a DRed view over another), so each run ends only the
 // sets it made, those past the mark it took.
-std::vector<Tuplestorestate*> kept_sets;
+// Each with the subtransaction that made it (innermost last).
+struct KeptSet {
+    Tuplestorestate* store;
+    SubTransactionId subxact;
+};
+std::vector<KeptSet> kept_sets;
 
 void end_kept_sets(std::size_t mark) {
     while (kept_sets.size() > mark) {
-        Tuplestorestate* store = kept_sets.back();
+        Tuplestorestate* store = kept_sets.back().store;
         kept_sets.pop_back();
         call([&] { tuplestore_end(store); });
     }
+}
+
+// A new set, kept until end_kept_sets.
+Tuplestorestate* new_kept_set() {
+    kept_sets.reserve(kept_sets.size() + 1);  // the push below cannot fail, leaving the set unknown
+    Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
+    kept_sets.push_back({store, GetCurrentSubTransactionId()});
+    return store;
 }
 
 
@@ -771,8 +787,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot s
         return made;
     };
     uint64 rows = 0;
-    Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
-    kept_sets.push_back(store);
+    Tuplestorestate* store = new_kept_set();
     auto keep = [&](HeapTuple row) { tuplestore_puttuple(store, row); };
     bool done = !make;
     if (!done && kept.view != nullptr && kept.lookups && lookups_possible(*kept.view, sql)) {
@@ -859,8 +874,7 @@ public:
 
     // Registers the set empty, or empties it.
     void clear(const char* name) {
-        Tuplestorestate* store = call([] { return tuplestore_begin_heap(false, false, work_mem); });
-        kept_sets.push_back(store);
+        Tuplestorestate* store = new_kept_set();
         for (Set& s : sets_)
             if (std::strcmp(s.name, name) == 0) {
                 s.enr->reldata = store;
@@ -1153,6 +1167,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const auto most = static_cast<uint64>(std::max(1000.0, std::isinf(size) ? 0.0 : size * linear_recompute_fraction));
     const uint64 deleted =
         keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, kept_if(base_rows, "overdelete", true));
+    faults::point("dred.deleted");
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
@@ -1221,8 +1236,10 @@ bool maintaining(Oid storage) { return !writing.empty() && writing.back().storag
 
 void reset_maintenance_state(SubTransactionId aborted) {
     while (!writing.empty() && writing.back().subxact >= aborted) writing.pop_back();
-    // The sets of an aborted maintenance went with its memory.
-    kept_sets.clear();
+    // The sets an aborted subtransaction made went with its memory; an
+    // outer maintenance still running keeps its own.
+    while (!kept_sets.empty() && (aborted == InvalidSubTransactionId || kept_sets.back().subxact >= aborted))
+        kept_sets.pop_back();
 }
 
 }  // namespace ivm::pg

@@ -2,6 +2,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/ddl_events.hpp"
+#include "pg/faults.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
 #include "pg/shared.hpp"
@@ -49,5 +50,6 @@ void _PG_init(void) {
     RegisterSubXactCallback(on_subxact, nullptr);
     CacheRegisterRelcacheCallback(on_relcache, 0);
     ivm::pg::define_settings();
+    ivm::pg::faults::define_setting();
     if (process_shared_preload_libraries_in_progress) ivm::pg::shared::install_hooks();
 }

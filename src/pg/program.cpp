@@ -23,7 +23,7 @@ std::string stored_name(std::size_t item, std::size_t column) {
 
 // The user's statement as a raw SelectStmt, or null when it is not one.
 SelectStmt* raw_select(const char* query) {
-    List* statements = call([&] { return raw_parser(query, RAW_PARSE_DEFAULT); });
+    List* statements = parse_raw(query);
     if (list_length(statements) != 1) return nullptr;
     Node* stmt = linitial_node(RawStmt, statements)->stmt;
     return IsA(stmt, SelectStmt) ? reinterpret_cast<SelectStmt*>(stmt) : nullptr;
@@ -235,7 +235,8 @@ std::vector<OutputColumn> outputs(Query* q) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         if (te->resjunk) continue;
         Node* e = reinterpret_cast<Node*>(te->expr);
-        out.push_back({te->resname ? te->resname : "?column?", exprType(e), exprCollation(e), exprTypmod(e)});
+        const ExprTyping t = typing_of(e);
+        out.push_back({te->resname ? te->resname : "?column?", t.type, t.collation, t.typmod});
     }
     return out;
 }
@@ -304,12 +305,7 @@ void type_items(std::vector<RawItem>& items, const char* query) {
 }  // namespace
 
 bool is_program(const char* query) {
-    SelectStmt* stmt = nullptr;
-    try {
-        stmt = raw_select(query);
-    } catch (const PgError&) {
-        return false;  // a syntax error: reported by the analysis of the query as PostgreSQL's
-    }
+    SelectStmt* stmt = raw_select(query);  // a syntax error is raised here, as validate_query would
     if (stmt == nullptr || stmt->withClause == nullptr || !stmt->withClause->recursive) return false;
     if (list_length(stmt->withClause->ctes) > 1) return true;
     std::vector<RawItem> items;

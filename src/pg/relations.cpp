@@ -41,12 +41,10 @@ void execute_as_owner_of(Oid relid, const std::vector<std::string>& statements) 
 }
 
 std::vector<Oid> with_descendants(Oid relid) {
+    List* all = call([&] { return find_all_inheritors(relid, NoLock, nullptr); });
     std::vector<Oid> out;
-    call([&] {
-        List* all = find_all_inheritors(relid, NoLock, nullptr);
-        ListCell* lc;
-        foreach (lc, all) out.push_back(lfirst_oid(lc));
-    });
+    ListCell* lc;
+    foreach (lc, all) out.push_back(lfirst_oid(lc));  // (plain list reads: outside the guard)
     return out;
 }
 

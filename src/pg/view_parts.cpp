@@ -128,12 +128,14 @@ Node** tree_to_wrap(Node** slot, bool aggregated) {
     return tree_to_wrap(&join->rarg, aggregated);
 }
 
-void entries_of(Node* node, std::vector<int>& rtis) {
+// (Lists, not vectors: wrap runs inside call(), where an error would skip
+// a destructor.)
+void entries_of(Node* node, List*& rtis) {
     if (IsA(node, RangeTblRef)) {
-        rtis.push_back(reinterpret_cast<RangeTblRef*>(node)->rtindex);
+        rtis = lappend_int(rtis, reinterpret_cast<RangeTblRef*>(node)->rtindex);
     } else if (IsA(node, JoinExpr)) {
         auto* join = reinterpret_cast<JoinExpr*>(node);
-        rtis.push_back(join->rtindex);
+        rtis = lappend_int(rtis, join->rtindex);
         entries_of(join->larg, rtis);
         entries_of(join->rarg, rtis);
     }
@@ -142,7 +144,7 @@ void entries_of(Node* node, std::vector<int>& rtis) {
 // The columns of the wrapped entries that the rest of the query reads
 // (at any subquery depth), and their new place in the wrapping subquery.
 struct Remap {
-    std::vector<int> rtis;
+    List* rtis = NIL;  // of int
     int wrapper = 0;
     int depth = 0;
     List* columns = NIL;  // of Var (as read at level 0)
@@ -166,7 +168,7 @@ Node* remap(Node* node, void* raw) {
     if (IsA(node, Var)) {
         auto* var = static_cast<Var*>(copyObjectImpl(node));
         if (static_cast<int>(var->varlevelsup) == r->depth &&
-            std::find(r->rtis.begin(), r->rtis.end(), static_cast<int>(var->varno)) != r->rtis.end()) {
+            list_member_int(r->rtis, static_cast<int>(var->varno))) {
             const int column = column_of(r, var);
             var->varno = var->varnosyn = static_cast<Index>(r->wrapper);
             var->varattno = var->varattnosyn = static_cast<AttrNumber>(column);
@@ -243,7 +245,7 @@ void wrap(Query* q, Node** slot) {
     foreach (lc, sub->rtable) {
         ++index;
         auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
-        if (std::find(r.rtis.begin(), r.rtis.end(), index) == r.rtis.end()) leave_out_of_from(rte);
+        if (!list_member_int(r.rtis, index)) leave_out_of_from(rte);
     }
     sub->jointree = makeFromExpr(list_make1(tree), nullptr);
     List* names = NIL;
@@ -273,7 +275,7 @@ void wrap(Query* q, Node** slot) {
     index = 0;
     foreach (lc, q->rtable) {
         ++index;
-        if (index != r.wrapper && std::find(r.rtis.begin(), r.rtis.end(), index) != r.rtis.end())
+        if (index != r.wrapper && list_member_int(r.rtis, index))
             leave_out_of_from(static_cast<RangeTblEntry*>(lfirst(lc)));
     }
     describe_joins(q, reinterpret_cast<Node*>(q->jointree));

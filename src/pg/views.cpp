@@ -9,6 +9,7 @@
 #include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/faults.hpp"
 #include "pg/ddl_events.hpp"
 #include "pg/dependencies.hpp"
 #include "pg/maintain.hpp"
@@ -377,7 +378,9 @@ int64 create_view(const char* name, const char* query) {
                  sql::literal("defining query of incrementally maintained view " + n.view));
     announce(n, analyzed, true);
 
+    faults::point("create.made");
     fill(entry.view_id, analyzed);
+    faults::point("create.filled");
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     int64 rows = row_count(*view);
     spi::finish();
@@ -462,6 +465,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     spi::execute("COMMENT ON VIEW " + n.view + " IS " +
                  sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
     announce(n, analyzed, !same_columns);
+    faults::point("alter.replaced");
     MaintenanceResult result = fill(entry.view_id, analyzed);
     for (Oid part : parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
     // Parts made for the old definition's subqueries go, unless still read.
@@ -504,6 +508,7 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
     }
     if (with_data) {
         refresh_all(*view);
+        faults::point("refresh.done");
         if (view->entry.recursive_storage != InvalidOid) analyze_table(view->entry.recursive_storage);
         analyze_table(view->entry.storage);
         rows = row_count(*view);
