@@ -1,6 +1,6 @@
 // The SQL of ivm's own fixpoint loop over a recursive program (see
 // program.hpp): semi-naive evaluation of a stratum and the steps of DRed
-// for it.  The loop itself runs in src/pg (maintain.cpp, apply_program_changes); every
+// for it.  The loop itself runs in src/pg (fixpoint_maintenance.cpp, apply_program_changes); every
 // query here returns rows of the storage's row type (with __ivm_key), and
 // every relation it reads by name has that type too: the storage itself or
 // a set kept between the steps.

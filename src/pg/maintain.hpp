@@ -1,5 +1,7 @@
-// Applying a view's delta: the per-backend cache of what each view needs
-// (its model and kept plans) and the execution of maintenance as SQL.
+// Maintaining a view: its runtime (runtime.cpp), counting
+// (counting_maintenance.cpp), DRed (dred_maintenance.cpp) and general
+// recursion (fixpoint_maintenance.cpp), run as execution.hpp says under the
+// locks of view_locks.hpp.
 #pragma once
 #include "pg/analyze.hpp"
 #include "pg/catalog.hpp"
@@ -52,14 +54,14 @@ public:
     bool valid = true;
     std::map<std::string, SPIPlanPtr> plans;  // by which bases changed
     // Whether DRed's small recursive steps are planned as index lookups
-    // (maintain.cpp, lookups_possible): decided on the first one.
+    // (dred_maintenance.cpp, lookups_possible): decided on the first one.
     std::optional<bool> index_lookups;
     // Per lookup base found by a scan (counting::LookupFind::Scan): whether
     // an index of the storage leads with the first column showing its key,
     // which alone makes the lookup update cheaper than the usual merge.
     std::map<std::size_t, bool> lookup_indexed;
     // Pages of the relations maintenance reads when this runtime was made
-    // (maintain.cpp, pages_read): its plans were made for about that much.
+    // (runtime.cpp, pages_read): its plans were made for about that much.
     double pages_planned_for = 0;
 
     // Index of a base table in the model, or -1.

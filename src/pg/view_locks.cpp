@@ -1,6 +1,14 @@
 #include "pg/view_locks.hpp"
 
+#include "core/counting.hpp"
+#include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
+#include "pg/execution.hpp"
+#include "pg/relations.hpp"
+#include "pg/spi.hpp"
+
+#include <algorithm>
 
 #include <map>
 #include <set>
@@ -79,3 +87,158 @@ void end_transaction() {
 }
 
 }  // namespace ivm::pg::view_locks
+
+namespace ivm::pg {
+namespace {
+
+// Whether the top-level transaction `xid` (an xid8, finished) is hidden from
+// `snapshot`: it committed after the snapshot was taken.  One older than
+// half the 32-bit xid space has long been visible (and the 32-bit
+// comparison would wrap).
+bool committed_after(uint64 xid, Snapshot snapshot) {
+    return call([&] {
+        const uint64 next = U64FromFullTransactionId(ReadNextFullTransactionId());
+        if (next - xid >= (uint64{1} << 31)) return false;
+        const auto xid32 = static_cast<TransactionId>(xid);
+        return !TransactionIdIsCurrentTransactionId(xid32) && XidInMVCCSnapshot(xid32, snapshot);
+    });
+}
+
+// Under REPEATABLE READ and SERIALIZABLE, a writer whose snapshot misses
+// what another writer of the same base committed to the stored rows of
+// `keys` (all of them now locked) would merge into rows it cannot see:
+// the rows as committed now must be those its snapshot sees.  (Where it
+// sees a row that another deleted or updated, writing it fails with 40001
+// anyway; a row inserted since, it would not find.)
+void check_keys(ViewRuntime& view, const std::vector<uint64>& keys) {
+    auto found = view.plans.find("stored keys");
+    if (found == view.plans.end()) {
+        const std::string sql =
+            "SELECT xmin FROM " + view.analyzed.model.storage + " WHERE __ivm_key OPERATOR(pg_catalog.=) ANY ($1)";
+        const char* text = sql.c_str();
+        SPIPlanPtr p = call([&] {
+            Oid types[1] = {INT8ARRAYOID};
+            SPIPlanPtr prepared = spi::prepare(text, 1, types);
+            SPI_keepplan(prepared);
+            return prepared;
+        });
+        found = view.plans.emplace("stored keys", p).first;
+    }
+    SPIPlanPtr plan = found->second;
+    const bool same = call([&] {
+        Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * std::max<std::size_t>(keys.size(), 1)));
+        for (std::size_t i = 0; i < keys.size(); ++i) items[i] = Int64GetDatum(static_cast<int64>(keys[i]));
+        Datum values[1] = {PointerGetDatum(construct_array(items, static_cast<int>(keys.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE))};
+        // The transaction's snapshot as of the same command as the latest.
+        PushCopiedSnapshot(GetTransactionSnapshot());
+        UpdateActiveSnapshotCommandId();
+        const Snapshot mine = GetActiveSnapshot();
+        int rc = SPI_execute_snapshot(plan, values, nullptr, mine, InvalidSnapshot, true, false, 0);
+        if (rc != SPI_OK_SELECT) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+        const uint64 seen = SPI_processed;
+        rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot, true, false, 0);
+        if (rc != SPI_OK_SELECT) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+        if (SPI_processed != seen) {
+            PopActiveSnapshot();
+            return false;
+        }
+        for (uint64 i = 0; i < SPI_processed; ++i) {
+            bool isnull = true;
+            const TransactionId xmin =
+                DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+            if (!TransactionIdIsCurrentTransactionId(xmin) && XidInMVCCSnapshot(xmin, mine)) {
+                PopActiveSnapshot();
+                return false;
+            }
+        }
+        PopActiveSnapshot();
+        return true;
+    });
+    if (!same)
+        throw Error("40001", "could not serialize access due to concurrent update of view " + qualified_name(view.entry.view),
+                    "Another transaction changed the same rows of the view after this transaction's snapshot was taken.",
+                    "The transaction might succeed if retried.");
+}
+
+}  // namespace
+
+// The one base a change touches when other writers of it may maintain the
+// view at the same time (counting::parallel_writers).
+std::optional<std::size_t> shared_base(const ViewRuntime& view, const std::vector<bool>& changed) {
+    if (!parallel_writers || view.analyzed.recursion() || std::count(changed.begin(), changed.end(), true) != 1)
+        return std::nullopt;
+    const std::size_t base = static_cast<std::size_t>(std::find(changed.begin(), changed.end(), true) - changed.begin());
+    if (!counting::parallel_writers(view.analyzed.model, base)) return std::nullopt;
+    return base;
+}
+
+// Takes the view's writer locks (view_locks.hpp; readers are never
+// blocked) for a maintenance that changes the view's base `shared_base`
+// alone, alongside other writers of it, or (none) as the view's only
+// writer, which also locks `storage` EXCLUSIVE; returns whether it writes
+// alone.  Then marks the view written by this transaction
+// (catalog::mark_writer).  Under REPEATABLE READ and SERIALIZABLE a
+// transaction whose snapshot misses a writer it had to wait for (one of
+// another base table, or any when alone) would compute a wrong delta: it
+// fails with 40001 instead.  Under READ COMMITTED every statement reads the
+// latest state, but DRed's over-delete reads the state from before the
+// statement (`before`): *missed says that a maintenance committed since
+// (while this one waited for the lock), and the caller recomputes instead.
+bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<std::size_t> shared_base,
+                          Snapshot before, bool* missed) {
+    const int32 id = view.entry.view_id;
+    const bool alone = view_locks::lock_writers(id, view.analyzed.base_oids.size(), shared_base);
+    if (alone) call([&] { LockRelationOid(storage, ExclusiveLock); });
+    if (missed != nullptr) *missed = false;
+    if (!catalog::have_maintainers()) {
+        // The extension's SQL objects predate the marks: READ COMMITTED
+        // stays exact (DRed recomputes where it cannot tell), the
+        // snapshot isolation levels cannot be checked.
+        if (IsolationUsesXactSnapshot())
+            throw Error(sqlstate::object_not_in_prerequisite_state,
+                        "cannot maintain view " + qualified_name(view.entry.view) +
+                            " under REPEATABLE READ or SERIALIZABLE before ivm is updated",
+                        "The ivm library is newer than the extension's objects in this database.",
+                        "Run ALTER EXTENSION ivm UPDATE.");
+        if (missed != nullptr) *missed = before != nullptr;
+        return alone;
+    }
+    const int base = alone ? -1 : static_cast<int>(*shared_base);
+    catalog::mark_writer(id, base);
+    const bool snapshot_isolation = IsolationUsesXactSnapshot();
+    if (!snapshot_isolation && before == nullptr) return alone;
+    const Snapshot snapshot = snapshot_isolation ? call([] { return GetTransactionSnapshot(); }) : before;
+    for (uint64 xid : catalog::committed_writers(id, alone ? -2 : base)) {
+        if (!committed_after(xid, snapshot)) continue;
+        if (snapshot_isolation)
+            throw Error("40001", "could not serialize access due to concurrent maintenance of " + qualified_name(view.entry.view),
+                        "Another transaction changed the view's base tables after this transaction's snapshot was taken.",
+                        "The transaction might succeed if retried.");
+        *missed = true;
+    }
+    return alone;
+}
+
+// A writer alongside others of its base (lock_for_maintenance) about to
+// merge `delta`: locks the stored rows the merge reads and writes by key,
+// or the whole storage where there are no keys or too many (the merge is
+// not small, or would pass view_locks' budget).
+void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& delta) {
+    const int32 id = view.entry.view_id;
+    const Oid storage = view.entry.storage;
+    auto whole = [&] {
+        view_locks::writing_whole(id);
+        call([&] { LockRelationOid(storage, ExclusiveLock); });
+    };
+    if (plan_key.empty() || counting::delta_keys_query(view.analyzed.model, "").empty()) return whole();
+    call([&] { LockRelationOid(storage, RowExclusiveLock); });  // the lock order: storage, then its rows
+    const int rc = run_statement(view, "keys " + plan_key,
+                                 [&] { return counting::delta_keys_query(view.analyzed.model, delta()); });
+    if (rc != SPI_OK_SELECT) throw Error(sqlstate::internal_error, "ivm could not find the keys of a change");
+    std::vector<uint64> keys;
+    for (uint64 i = 0; i < SPI_processed; ++i) keys.push_back(static_cast<uint64>(spi::result_int(i, 0)));
+    if (!view_locks::lock_keys(id, keys)) return whole();
+    if (IsolationUsesXactSnapshot() && !keys.empty()) check_keys(view, keys);
+}
+
+}  // namespace ivm::pg

@@ -20,9 +20,11 @@
 // reads them, so two writers wait for each other only where they change
 // the same stored row.
 #pragma once
-#include "pg/pg.hpp"
+#include "pg/maintain.hpp"
 
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ivm::pg::view_locks {
@@ -51,3 +53,29 @@ void writing_whole(int32 view_id);
 void end_transaction();
 
 }  // namespace ivm::pg::view_locks
+
+namespace ivm::pg {
+
+// The one base of the view `changed` says a change touches, when other
+// writers of it may maintain the view at the same time (ivm.parallel_writers
+// and counting::parallel_writers); none otherwise.
+std::optional<std::size_t> shared_base(const ViewRuntime& view, const std::vector<bool>& changed);
+
+// Takes the writer locks of one maintenance of the view (view_locks::
+// lock_writers: as a writer of `shared_base` alongside others, or alone,
+// then also locking `storage` EXCLUSIVE) and marks the view written by
+// this transaction (catalog::mark_writer); returns whether it writes
+// alone.  Under REPEATABLE READ and SERIALIZABLE, fails with 40001 where a
+// writer it waited for committed after the transaction's snapshot.  Under
+// READ COMMITTED with `before` (DRed's snapshot from before the
+// statement), *missed says whether a maintenance committed since.
+bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<std::size_t> shared_base = std::nullopt,
+                          Snapshot before = nullptr, bool* missed = nullptr);
+
+// A writer alongside others about to merge `delta` (its statement made by
+// the function; `plan_key` names the kept plan of its keys, empty for a
+// change too large to keep one): locks the stored rows it touches by key,
+// or the whole storage.
+void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& delta);
+
+}  // namespace ivm::pg

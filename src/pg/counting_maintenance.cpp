@@ -1,0 +1,231 @@
+// Counting maintenance: a view's delta merged into its storage (or the
+// storage rebuilt, refreshed, emptied), and the settings that steer it.
+#include "pg/maintain.hpp"
+
+#include "core/counting.hpp"
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+#include "pg/execution.hpp"
+#include "pg/faults.hpp"
+#include "pg/keys.hpp"
+#include "pg/spi.hpp"
+#include "pg/view_locks.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace ivm::pg {
+
+double rebuild_fraction = 0.5;
+bool parallel_writers = true;
+
+void define_settings() {
+    DefineCustomBoolVariable("ivm.parallel_writers",
+                             "Lets writers of one base table of a view maintain it at the same time.",
+                             "Off: each view is maintained by one transaction at a time, which never waits for a "
+                             "lock this transaction holds (for sessions whose transactions write several base tables "
+                             "of one view and end before they learn to, see view_locks.hpp).",
+                             &parallel_writers, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomRealVariable("ivm.rebuild_fraction",
+                             "Changes larger than this fraction of a view's input rebuild its storage.",
+                             "A change of more transition rows than this fraction of the rows the view's query reads "
+                             "(and of the tuples it stores) recomputes the view instead of merging its delta.",
+                             &rebuild_fraction, 0.5, 0.0, 1e10, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+}
+
+namespace {
+
+// Whether a change of `rows` transition rows costs more to merge tuple by
+// tuple than the view costs to compute anew: compared with the rows its
+// query reads and the tuples its storage holds.  A small change (a kept
+// plan) never asks (ivm.rebuild_fraction = 0 rebuilds on every change).
+bool rebuild_pays(const ViewRuntime& view, double rows) {
+    if (rebuild_fraction == 0) return rows > 0;
+    if (rows <= large_delta_rows) return false;
+    double size = estimated_rows(view.entry.storage);
+    for (Oid base : view.analyzed.base_oids) size = std::max(size, estimated_rows(base));
+    return rows > rebuild_fraction * size;
+}
+
+// Runs a merge statement, through a kept plan when `key` is given, and
+// counts it in the statistics.  A merge returns one row of counts (see
+// counting::merge_statement), or is a plain INSERT of tuples with count 1.
+// The SQL is generated only when there is no kept plan: a small change
+// must not pay for building the text.
+MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
+                            bool lookups = false) {
+    const TimestampTz started = GetCurrentTimestamp();
+    int rc = run_statement(view, key, generate, lookups);
+    MaintenanceResult result;
+    if (rc == SPI_OK_INSERT) {  // a plain INSERT of tuples shown once each
+        result.rows_added = static_cast<int64>(SPI_processed);
+    } else if (rc != SPI_OK_SELECT || SPI_processed != 1) {
+        throw Error(sqlstate::internal_error, "ivm merge returned no result");
+    } else {
+        result.rows_added = spi::result_int(0, 0);
+        result.rows_removed = spi::result_int(0, 1);
+        if (view.analyzed.model.distinct) {
+            result.rows_added = spi::result_int(0, 2);
+            result.rows_removed = spi::result_int(0, 3);
+        }
+    }
+    if (rc == SPI_OK_SELECT && spi::result_int(0, 4) > 0) {
+        const std::string name = qualified_name(view.entry.view);
+        throw Error(sqlstate::data_corrupted,
+                    "incrementally maintained view " + name + " is out of sync with its base tables",
+                    "A change would make a stored derivation count negative.",
+                    "Run ivm.refresh_view('" + name + "') to recompute it.");
+    }
+    // Groups whose min or max went: recomputed by a second statement, which
+    // a change that leaves every extreme known never starts.
+    if (rc == SPI_OK_SELECT && SPI_tuptable->tupdesc->natts > 5 && spi::result_int(0, 5) > 0) {
+        SPIPlanPtr plan = kept_plan(view, "extremes", [&] { return counting::extremes_statement(view.analyzed.model); });
+        rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
+        if (rc != SPI_OK_UPDATE) throw Error(sqlstate::internal_error, "ivm could not recompute the extremes of a view");
+    }
+    record_run(view, result, started);
+    return result;
+}
+
+// A lookup base's change whose rows pair up by its key moves its tuples in
+// place (counting::lookup_update_statement); nothing when they do not.
+std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small) {
+    const TimestampTz started = GetCurrentTimestamp();
+    const int rc = run_statement(view, small ? "lookup " + std::to_string(base) : std::string(),
+                                 [&] { return counting::lookup_update_statement(view.analyzed.model, base); });
+    if (rc != SPI_OK_SELECT || SPI_processed != 1) throw Error(sqlstate::internal_error, "ivm lookup update returned no result");
+    if (spi::result_int(0, 0) == 0) return std::nullopt;
+    MaintenanceResult result;
+    result.rows_added = result.rows_removed = spi::result_int(0, view.analyzed.model.distinct ? 2 : 1);
+    record_run(view, result, started);
+    return result;
+}
+
+
+// Whether an index of the storage leads with `column` (quoted).
+bool storage_indexed_on(Oid storage, const std::string& column) {
+    for (AttrNumber lead : index_leads(storage))
+        if (column == call([&] { return quote_identifier(get_attname(storage, lead, false)); })) return true;
+    return false;
+}
+
+// A change of a lookup base of the view (counting::lookup_change) alone,
+// as many rows deleted as inserted: an UPDATE, which may keep the keys.  A
+// base whose tuples a scan finds needs an index of the storage for them.
+std::optional<std::size_t> lookup_change(ViewRuntime& view, const std::vector<BaseChange>& changes) {
+    const CountingView& model = view.analyzed.model;
+    std::optional<std::size_t> found;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
+        if (inserted == 0 && deleted == 0) continue;
+        if (found || inserted != deleted || !counting::lookup_change(model, b)) return std::nullopt;
+        found = b;
+    }
+    if (!found || counting::lookup_find(model, *found) != counting::LookupFind::Scan) return found;
+    auto it = view.lookup_indexed.find(*found);
+    if (it == view.lookup_indexed.end()) {
+        const std::size_t column = model.lookups[*found]->key.front().shown;
+        it = view.lookup_indexed.emplace(*found, storage_indexed_on(view.entry.storage, model.columns.at(column).name)).first;
+    }
+    return it->second ? found : std::nullopt;
+}
+
+// A change of a keyed view's one base read once (counting::keyed_change),
+// other bases having fired with no rows.
+struct KeyedChange {
+    std::size_t base;
+    bool deleted;   // has deleted rows
+    bool inserted;  // has inserted rows
+};
+std::optional<KeyedChange> keyed_change(const CountingView& model, const std::vector<BaseChange>& changes) {
+    std::optional<KeyedChange> found;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
+        if (inserted == 0 && deleted == 0) continue;
+        if (found || !counting::keyed_change(model, b)) return std::nullopt;
+        found = KeyedChange{b, deleted > 0, inserted > 0};
+    }
+    return found;
+}
+
+}  // namespace
+
+MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes) {
+    const CountingView& model = view.analyzed.model;
+    std::vector<bool> changed(model.bases.size(), false);
+    std::string key;
+    double rows = 0;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
+        key += changed[b] ? '1' : '0';
+        for (Tuplestorestate* store : {changes[b].new_rows, changes[b].old_rows})
+            if (store != nullptr) rows += static_cast<double>(tuplestore_tuple_count(store));
+    }
+    const bool alone = lock_for_maintenance(view, view.entry.storage, shared_base(view, changed));
+    register_changes(view, changes, view.analyzed.base_oids);
+    Elevated e = enter(view);
+    faults::point("maintain.locked");
+    const bool small = rows <= large_delta_rows;
+    const bool lookups = rows <= lookup_delta_rows;
+    // A lookup or keyed change writes only stored rows that show its own
+    // base rows' keys, which no other writer can be changing (PostgreSQL's
+    // row locks on the base rows keep them apart): it needs no row locks.
+    if (const std::optional<std::size_t> lookup = lookup_change(view, changes)) {
+        if (std::optional<MaintenanceResult> moved = run_lookup_update(view, *lookup, small)) {
+            leave(e);
+            return *moved;
+        }
+    }
+    const std::optional<KeyedChange> keyed = keyed_change(model, changes);
+    // Fresh tuples alone are cheaper to write than the view is to rebuild.
+    const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
+    auto delta = [&] { return counting::delta_query(model, changed); };
+    if (!alone && (rebuild || !keyed)) lock_rows(view, small && !rebuild ? key : std::string(), delta);
+    MaintenanceResult result;
+    if (keyed && !rebuild) {
+        using counting::KeyedRows;
+        const KeyedRows rows = !keyed->deleted   ? KeyedRows::Inserted
+                               : keyed->inserted ? KeyedRows::Both
+                                                 : KeyedRows::Deleted;
+        const char* what = rows == KeyedRows::Inserted ? "inserted " : rows == KeyedRows::Deleted ? "deleted " : "changed ";
+        const std::string plan = what + std::to_string(keyed->base);
+        result = run_merge(view, small ? plan : std::string(), [&] {
+            return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), rows);
+        }, lookups);
+    } else if (rebuild) {
+        result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
+    } else {
+        result = run_merge(view, small ? key : std::string(), [&] {
+            return counting::merge_statement(model, delta(),
+                                             small ? counting::Lookup::PerTuple : counting::Lookup::Join);
+        }, lookups);
+    }
+    faults::point("maintain.merged");
+    leave(e);
+    return result;
+}
+
+MaintenanceResult refresh(ViewRuntime& view) {
+    const CountingView& model = view.analyzed.model;
+    lock_for_maintenance(view, view.entry.storage);
+    Elevated e = enter(view);
+    MaintenanceResult result = run_merge(view, "refresh", [&] { return counting::refresh_statement(model); });
+    leave(e);
+    return result;
+}
+
+void empty_storage(ViewRuntime& view) {
+    lock_for_maintenance(view, view.entry.storage);
+    Elevated e = enter(view);
+    spi::execute("DELETE FROM " + view.analyzed.model.storage);
+    leave(e);
+}
+
+int64 row_count(ViewRuntime& view) {
+    Elevated e = enter(view);
+    int64 n = spi::query_int(counting::row_count_query(view.analyzed.model));
+    leave(e);
+    return n;
+}
+
+}  // namespace ivm::pg

@@ -1,0 +1,268 @@
+// Linear recursion (WITH RECURSIVE) maintained by DRed: over-delete,
+// rederive, insert, each a query whose rows are kept as a set for the
+// next; a program of general recursion goes to fixpoint_maintenance.cpp.
+#include "pg/maintain.hpp"
+
+#include "core/counting.hpp"
+#include "core/dred.hpp"
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+#include "pg/execution.hpp"
+#include "pg/faults.hpp"
+#include "pg/fixpoint_maintenance.hpp"
+#include "pg/spi.hpp"
+#include "pg/view_locks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace ivm::pg {
+namespace {
+
+// DRed recomputes the recursive relation instead of rederiving when the
+// over-deletion reaches this fraction of it (and at least 1000 tuples):
+// ivm's own loop, and PostgreSQL's WITH RECURSIVE (the linear engine).  The
+// second's recompute evaluates R and replaces the stored R by difference,
+// about three REFRESHes; its DRed steps look tuples up one by one.  On W3's
+// closure (171,000 pairs) deleting the out-edges of the first nodes: 14,000
+// pairs gone 240-320 ms by DRed against 690-790 ms recomputed, 42,000 gone
+// 550-750 against 620-650, 61,000 gone 680-790 against 670; the crossover
+// is near a third of R (measured before the recompute's replace statement
+// stopped merge-joining, which made it faster: somewhat lower now).
+constexpr double linear_recompute_fraction = 0.25;
+// Over-deleted tuples are rederived, and derived ones checked against R,
+// one by one through index lookups (a few probes each), unless there are
+// more than this many and more than this fraction of R: then in one pass
+// that reads all of R (a 171,000-pair closure: 190 ms to rederive 624
+// tuples so, 85 ms to check 3,386, each about 10 times the lookups).
+constexpr uint64 rederive_tuple_by_tuple = 500;
+constexpr double rederive_set_fraction = 0.1;
+
+// A DRed step's plan is kept (`kept` names it in the view's runtime) while
+// the sets it reads are small; otherwise it is planned for this run, with
+// their real sizes.
+struct Kept {
+    ViewRuntime* view = nullptr;
+    std::string key;
+    bool lookups = false;  // a recursive step: try it planned for lookups first
+};
+
+// SQL text made only when it is needed: a step that runs a kept plan does
+// not pay for building it.
+using LazySql = std::function<std::string()>;
+
+// Whether the view's recursive steps can run as index lookups: under
+// prefer_lookups, a plan that needs a way priced out (no index to look up)
+// costs at least disable_cost.  Found out on the first small step.
+bool lookups_possible(ViewRuntime& view, const LazySql& make) {
+    if (view.index_lookups.has_value()) return *view.index_lookups;
+    const std::string sql = make();
+    const int level = prefer_lookups();
+    const char* text = sql.c_str();
+    const double cost = call([&] {
+        SPIPlanPtr plan = spi::prepare(text);
+        const double total = generic_plan_cost(plan, false);
+        SPI_freeplan(plan);
+        AtEOXact_GUC(false, level);
+        return total;
+    });
+    view.index_lookups = cost < disable_cost;
+    return *view.index_lookups;
+}
+
+// A recursive step planned for lookups (prefer_lookups) runs first while
+// it yields at most this many tuples: past it, hashing the base table costs
+// less than looking each tuple's joins up (W3: about 3 us a tuple against
+// 1 ms to hash the 7,400 edges), and the step runs again as planned.
+constexpr uint64 lookups_up_to = 1000;
+
+// Keeps the rows of `make`'s query (none when it is empty) in a tuplestore
+// registered as the named relation of `shape`, at most `limit` (0: all);
+// returns how many.
+uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot snapshot, uint64 limit = 0,
+                    const Kept& kept = {}) {
+    std::string made;
+    auto sql = [&]() -> const std::string& {
+        if (made.empty()) made = make();
+        return made;
+    };
+    uint64 rows = 0;
+    Tuplestorestate* store = new_kept_set();
+    auto keep = [&](HeapTuple row) { tuplestore_puttuple(store, row); };
+    bool done = !make;
+    if (!done && kept.view != nullptr && kept.lookups && lookups_possible(*kept.view, sql)) {
+        // The settings count when the plan is made: at its first run, or
+        // the first after an invalidation.
+        SPIPlanPtr plan = kept_plan(*kept.view, kept.key + " lookups", sql);
+        const uint64 cap = limit != 0 && limit <= lookups_up_to + 1 ? limit : lookups_up_to + 1;
+        const int level = prefer_lookups();
+        call([&] {
+            rows = spi::fetch_rows(plan, snapshot, cap, keep);
+            AtEOXact_GUC(false, level);
+        });
+        done = rows < cap || cap == limit;
+        if (!done) {
+            call([&] { tuplestore_clear(store); });
+            rows = 0;
+        }
+    }
+    if (!done) {
+        SPIPlanPtr kept_step = kept.view != nullptr ? kept_plan(*kept.view, kept.key, sql) : nullptr;
+        const char* text = kept_step == nullptr ? sql().c_str() : nullptr;
+        call([&] {
+            SPIPlanPtr plan = kept_step != nullptr ? kept_step : spi::prepare(text);
+            rows = spi::fetch_rows(plan, snapshot, limit, keep);
+            if (kept_step == nullptr) SPI_freeplan(plan);
+        });
+    }
+    register_set(name, shape, store, static_cast<double>(rows));
+    return rows;
+}
+
+// (tuples deleted from, tuples inserted into) the recursive relation.
+MaintenanceResult run_recursive_statement(const LazySql& make, const Kept& kept = {}) {
+    uint64 rows;
+    if (kept.view != nullptr) {
+        SPIPlanPtr plan = kept_plan(*kept.view, kept.key, make);
+        rows = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0) == SPI_OK_SELECT ? SPI_processed : 0; });
+    } else {
+        rows = spi::execute(make());
+    }
+    if (rows != 1) throw Error(sqlstate::internal_error, "DRed apply returned no result");
+    MaintenanceResult result;
+    result.rows_removed = spi::result_int(0, 0);
+    result.rows_added = spi::result_int(0, 1);
+    return result;
+}
+
+// Recomputes R: evaluated in full first, so that replacing the storage's
+// contents is planned knowing how many tuples there are.
+MaintenanceResult recompute_relation(const RecursiveRelation& rel, Oid storage) {
+    const std::size_t mark = kept_sets_mark();
+    keep_rows_as(dred::full_relation, storage, [&] { return dred::full_query(rel); }, InvalidSnapshot);
+    // Left to itself, the planner merges R's index with the full relation
+    // sorted on disk (W3: 370 of the statement's 510 ms); hashed, it costs
+    // what the other anti-join costs (110 ms).
+    const int level = planner_without({"enable_mergejoin"});
+    MaintenanceResult result = run_recursive_statement([&] { return dred::replace_statement(rel); });
+    call([&] { AtEOXact_GUC(false, level); });
+    // One SPI connection may recompute several relations (DDL events).
+    call([] { SPI_unregister_relation(dred::full_relation); });
+    end_kept_sets(mark);
+    return result;
+}
+
+}  // namespace
+
+MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
+                                          Snapshot before) {
+    if (view.analyzed.program) return apply_program_changes(view, changes, before);
+    const RecursiveRelation& rel = *view.analyzed.recursive;
+    const Oid storage = view.entry.recursive_storage;
+    std::vector<bool> changed(rel.bases.size(), false);
+    bool deletes = false, inserts = false;
+    std::string key;  // which bases changed
+    uint64 base_rows = 0;
+    for (std::size_t b = 0; b < changes.size(); ++b) {
+        changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
+        key += changed[b] ? '1' : '0';
+        const uint64 old_rows = changes[b].old_rows != nullptr ? tuplestore_tuple_count(changes[b].old_rows) : 0;
+        const uint64 new_rows = changes[b].new_rows != nullptr ? tuplestore_tuple_count(changes[b].new_rows) : 0;
+        deletes |= old_rows > 0;
+        inserts |= new_rows > 0;
+        base_rows += old_rows + new_rows;
+    }
+    // Steps whose input sets are this small run kept plans.
+    // (`lookups`: a recursive step, tried planned for lookups first)
+    auto kept_if = [&](uint64 input_rows, const std::string& step, bool lookups = false) {
+        return input_rows <= rederive_tuple_by_tuple ? Kept{&view, "dred " + step + " " + key, lookups} : Kept{};
+    };
+    bool missed = false;
+    lock_for_maintenance(view, storage, std::nullopt, before, &missed);
+    if (missed) {
+        register_changes(view, changes, view.analyzed.recursive_base_oids);  // (refused as always)
+        Elevated e = enter(view, storage);
+        MaintenanceResult result = recompute_relation(rel, storage);
+        leave(e);
+        return result;
+    }
+    register_changes(view, changes, view.analyzed.recursive_base_oids);
+    Elevated e = enter(view, storage);
+    const std::size_t mark = kept_sets_mark();
+    // 1. over-delete, against the state before the statement.  An
+    // over-deletion of a large part of R costs more to rederive than R costs
+    // to recompute (DRed's known weak spot): it is stopped at that size (the
+    // recursive query runs lazily), and R is recomputed instead.
+    LazySql overdelete;
+    if (deletes) overdelete = [&] { return dred::overdelete_query(rel, changed); };
+    const double size = estimated_rows(storage);
+    const auto most = static_cast<uint64>(std::max(1000.0, std::isinf(size) ? 0.0 : size * linear_recompute_fraction));
+    const uint64 deleted =
+        keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, kept_if(base_rows, "overdelete", true));
+    faults::point("dred.deleted");
+    if (deleted > most) {
+        MaintenanceResult result = recompute_relation(rel, storage);
+        leave(e);
+        end_kept_sets(mark);
+        return result;
+    }
+    // 2. rederive what still has a derivation
+    // Looked up one by one, or a pass over all of R: the second pays only
+    // for a large part of R.
+    auto at_once = [&](uint64 tuples) {
+        return tuples > rederive_tuple_by_tuple && !(static_cast<double>(tuples) <= size * rederive_set_fraction);
+    };
+    const bool deletes_at_once = at_once(deleted);
+    const dred::Rederive how = deletes_at_once                     ? dred::Rederive::SetAtATime
+                               : deleted > rederive_tuple_by_tuple ? dred::Rederive::Planned
+                                                                   : dred::Rederive::Lookups;
+    LazySql rederive;
+    if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, how); };
+    const uint64 rederived =
+        keep_rows_as(dred::rederived_relation, storage, rederive, InvalidSnapshot, 0, kept_if(deleted, "rederive"));
+    // 3. insert what the new tuples derive
+    LazySql insert;
+    // (with no base rows inserted, R can only shrink: steps 3 and 4 have
+    // less to do, and their kept plans are kept apart)
+    const std::string only_deletes = inserts ? "" : " only deletes";
+    if (inserts || rederived > 0) insert = [&] { return dred::insert_query(rel, changed, !inserts); };
+    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, insert, InvalidSnapshot, 0,
+                                        kept_if(base_rows + rederived, "insert" + only_deletes, true));
+    // 4. one statement, so the views over R are maintained once.  What it
+    // does in one pass is never a nested loop: planned for an R analyzed
+    // empty (all its tuples deleted, then autovacuum), the anti-join that
+    // checks new tuples against R read R again for each of them, while the
+    // statement filled it (40,000 pairs inserted: 11 s).  (More than 500
+    // tuples: a plan made for this run.)
+    MaintenanceResult result;
+    if (deleted > 0 || derived > 0) {
+        const bool inserts_at_once = at_once(derived);
+        const bool in_one_pass = deletes_at_once || inserts_at_once;
+        const int level = in_one_pass ? planner_without({"enable_nestloop"}) : 0;
+        result = run_recursive_statement(
+            [&] { return dred::apply_statement(rel, deletes_at_once, inserts_at_once, !inserts); },
+            kept_if(deleted + derived, "apply" + only_deletes));
+        if (in_one_pass) call([&] { AtEOXact_GUC(false, level); });
+    }
+    leave(e);
+    end_kept_sets(mark);  // their names go with the SPI connection
+    return result;
+}
+
+MaintenanceResult refresh_recursive(ViewRuntime& view) {
+    if (view.analyzed.program) return refresh_program(view);
+    const Oid storage = view.entry.recursive_storage;
+    lock_for_maintenance(view, storage);
+    Elevated e = enter(view, storage);
+    MaintenanceResult result = recompute_relation(*view.analyzed.recursive, storage);
+    leave(e);
+    return result;
+}
+
+MaintenanceResult refresh_all(ViewRuntime& view) {
+    if (view.analyzed.recursion()) refresh_recursive(view);  // maintains the view from it, too
+    return refresh(view);
+}
+
+}  // namespace ivm::pg

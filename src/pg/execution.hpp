@@ -1,0 +1,76 @@
+// How maintenance runs its SQL: as the view's owner in a restricted
+// security context (enter, leave), through plans kept in the view's
+// runtime, under planner settings chosen for small changes; and the rows
+// it reads, registered as ephemeral relations of the SPI connection (the
+// transition tables, the sets passed between DRed's steps).
+#pragma once
+#include "pg/maintain.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace ivm::pg {
+
+// Maintenance runs as the view's owner with SECURITY_RESTRICTED_OPERATION,
+// search_path = pg_catalog, pg_temp and jit = off, as REFRESH MATERIALIZED
+// VIEW does; enter marks `storage` (default: the view's) as being written
+// by maintenance (maintaining()), leave undoes it all.
+struct Elevated {
+    Oid saved_user = InvalidOid;
+    int saved_context = 0;
+    int guc_level = 0;
+};
+Elevated enter(const ViewRuntime& view, Oid storage = InvalidOid);
+void leave(const Elevated& e);
+
+// Planner settings turned off until AtEOXact_GUC restores the returned nest
+// level; prefer_lookups prices out hash and merge joins and sequential scans.
+int planner_without(std::initializer_list<const char*> off);
+int prefer_lookups();
+
+// The plan of `generate`'s statement kept in the view's runtime under
+// `key` (made the first time); the same made under prefer_lookups, or null
+// when that needs a way it prices out; the cost of a plan's generic plan
+// (raw PostgreSQL calls: inside call()).
+SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate);
+SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate);
+double generic_plan_cost(SPIPlanPtr plan, bool saved);
+// A merge of a change this small runs a plan made with prefer_lookups.
+// Given a delta of a row or two and a small storage (W2's 100 groups), the
+// planner prices a sequential scan and three hash joins below index and
+// TID lookups, but starting the hash joins up costs more than the lookups
+// do: W2's one-row merge under EXPLAIN ANALYZE 0.174 -> 0.089 ms (whole
+// one-row UPDATEs, two builds alternated, moved less than this machine's
+// noise); from 50 transition rows on the usual plan was as fast or faster.
+constexpr double lookup_delta_rows = 20;
+
+// Runs `generate`'s statement through the plan kept under `key` (made
+// under prefer_lookups first when `lookups`), or without a key planned for
+// this run only; returns SPI's result code.
+int run_statement(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
+                  bool lookups = false);
+
+// A table's rows now, as the planner estimates them (infinity: unknown).
+double estimated_rows(Oid relid);
+// Counts a maintenance run that began at `started` in ivm.stats.
+void record_run(const ViewRuntime& view, const MaintenanceResult& result, TimestampTz started);
+
+// Registers `store` as the ephemeral relation `name` with the row type of
+// `shape`, holding `rows` rows.
+EphemeralNamedRelation register_set(const char* name, Oid shape, Tuplestorestate* store, double rows);
+// The transition rows of each changed base (indexed like `bases`) as
+// counting::new_rows_relation / old_rows_relation, after refusing a base
+// whose row-level security would hide rows from the view's owner.
+void register_changes(const ViewRuntime& view, const std::vector<BaseChange>& changes, const std::vector<Oid>& bases);
+
+// Sets passed between the steps of one maintenance run, ended when the run
+// is done (a large one spills to a temporary file, which must not outlive
+// it).  Runs nest, so each ends only those past the mark it took.
+std::size_t kept_sets_mark();
+Tuplestorestate* new_kept_set();
+void end_kept_sets(std::size_t mark);
+
+}  // namespace ivm::pg

@@ -1,0 +1,120 @@
+// The per-backend cache of what maintaining each view needs (its model and
+// kept plans), rebuilt when what it read changes or outgrows its plans.
+#include "pg/maintain.hpp"
+
+#include "core/counting.hpp"
+#include "core/error.hpp"
+#include "pg/boundary.hpp"
+#include "pg/relations.hpp"
+
+#include <algorithm>
+
+namespace ivm::pg {
+namespace {
+
+std::map<int32, std::shared_ptr<ViewRuntime>> runtimes;
+// Replaced runtimes whose kept plans may still be executing further up the
+// stack (maintenance nests); freed once nobody holds them.
+std::vector<std::shared_ptr<ViewRuntime>> retired;
+
+void free_plans(ViewRuntime& view) {
+    for (auto& [key, plan] : view.plans) {
+        SPIPlanPtr p = plan;
+        if (p != nullptr) call([&] { SPI_freeplan(p); });
+    }
+    view.plans.clear();
+}
+
+}  // namespace
+
+int ViewRuntime::base_index(Oid relid) const {
+    auto it = std::find(analyzed.base_oids.begin(), analyzed.base_oids.end(), relid);
+    return it == analyzed.base_oids.end() ? -1 : static_cast<int>(it - analyzed.base_oids.begin());
+}
+
+int ViewRuntime::recursive_base_index(Oid relid) const {
+    const std::vector<Oid>& oids = analyzed.recursive_base_oids;
+    auto it = std::find(oids.begin(), oids.end(), relid);
+    return it == oids.end() ? -1 : static_cast<int>(it - oids.begin());
+}
+
+bool ViewRuntime::depends_on(Oid relid) const {
+    return relid == entry.view || relid == entry.storage || relid == entry.query_view ||
+           (relid == entry.recursive_storage && relid != InvalidOid) || base_index(relid) >= 0 ||
+           recursive_base_index(relid) >= 0 ||
+           std::find(analyzed.expanded_views.begin(), analyzed.expanded_views.end(), relid) !=
+               analyzed.expanded_views.end();
+}
+
+// The pages of the relations a view's maintenance reads: its storage, its
+// recursive relation and its base tables.
+double pages_read(const ViewRuntime& view) {
+    std::vector<Oid> relations = view.analyzed.base_oids;
+    relations.insert(relations.end(), view.analyzed.recursive_base_oids.begin(), view.analyzed.recursive_base_oids.end());
+    relations.push_back(view.entry.storage);
+    if (view.entry.recursive_storage != InvalidOid) relations.push_back(view.entry.recursive_storage);
+    return call([&] {
+        double pages = 0;
+        for (Oid relid : relations) {
+            Relation r = table_open(relid, AccessShareLock);
+            if (RELKIND_HAS_STORAGE(r->rd_rel->relkind)) pages += static_cast<double>(RelationGetNumberOfBlocks(r));
+            table_close(r, AccessShareLock);
+        }
+        return pages;
+    });
+}
+
+// Kept plans are remade when what they read has more than doubled since:
+// PostgreSQL replans them after an ANALYZE, but a table that grows in one
+// transaction, or before autovacuum comes, keeps plans made for it small.
+// A storage emptied and analyzed so, then loaded again 500 rows a statement:
+// each merge looked every delta tuple up by a scan of the whole storage
+// (200 statements: 120 s).
+bool outgrown(const ViewRuntime& view) { return pages_read(view) > 2 * view.pages_planned_for + 16; }
+
+std::shared_ptr<ViewRuntime> runtime_for(int32 view_id) {
+    for (auto it = retired.begin(); it != retired.end();) {
+        if (it->use_count() > 1) {
+            ++it;
+            continue;
+        }
+        free_plans(**it);
+        it = retired.erase(it);
+    }
+    auto it = runtimes.find(view_id);
+    if (it != runtimes.end()) {
+        if (it->second->valid && !outgrown(*it->second)) return it->second;
+        retired.push_back(it->second);
+        runtimes.erase(it);
+    }
+    std::optional<catalog::Entry> entry = catalog::find_by_id(view_id);
+    if (!entry)
+        throw Error(sqlstate::undefined_object,
+                    "incrementally maintained view " + std::to_string(view_id) + " does not exist",
+                    "A trigger of a dropped view was left behind.");
+    auto view = std::make_shared<ViewRuntime>();
+    view->entry = *entry;
+    const Oid rec = entry->recursive_storage;
+    view->analyzed = analyze_view(entry->query_view, qualified_name(entry->storage),
+                                  rec == InvalidOid ? std::string() : qualified_name(rec), rec);
+    counting::use_key_columns(view->analyzed.model, entry->key_columns);  // what the storage was made with
+    view->owner = relation_owner(entry->storage);
+    view->pages_planned_for = pages_read(*view);
+    runtimes.emplace(view_id, view);
+    return view;
+}
+
+void invalidate_runtimes(Oid relid) {
+    for (auto& [id, view] : runtimes)
+        if (relid == InvalidOid || view->depends_on(relid)) view->valid = false;
+}
+
+void forget_runtime(int32 view_id) {
+    auto it = runtimes.find(view_id);
+    if (it == runtimes.end()) return;
+    it->second->valid = false;
+    retired.push_back(it->second);
+    runtimes.erase(it);
+}
+
+}  // namespace ivm::pg
