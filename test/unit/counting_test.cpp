@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
 
+#include "sample_views.hpp"
 #include "text_count.hpp"
 
 #include <gtest/gtest.h>
@@ -13,17 +14,6 @@ namespace {
 using ivm::Column;
 using ivm::CountingView;
 using ivm::Source;
-
-// r JOIN s: two bases, one occurrence each.
-CountingView join_view() {
-    CountingView v;
-    v.storage = "public.v__ivm_data";
-    v.columns = {{"a", "OPERATOR(pg_catalog.=)", true}, {"c", "OPERATOR(pg_catalog.=)", true}};
-    v.bases = {"public.r", "public.s"};
-    v.blocks = {{{Source{0, true}, Source{1, true}},  // FROM ONLY r, ONLY s
-                 "SELECT r.a, s.c, r.__ivm_cnt AS __ivm_c1, s.__ivm_cnt AS __ivm_c2 FROM __ivm_src_1 r, __ivm_src_2 s"}};
-    return v;
-}
 
 // r x JOIN r y: one base read twice.
 CountingView self_join_view() {

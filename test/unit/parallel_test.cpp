@@ -2,6 +2,8 @@
 // and the storage keys a merge locks first (counting::delta_keys_query).
 #include "core/counting.hpp"
 
+#include "sample_views.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,16 +13,6 @@ namespace {
 using ivm::Column;
 using ivm::CountingView;
 using ivm::Source;
-
-// r JOIN s, then variations.
-CountingView join_view() {
-    CountingView v;
-    v.storage = "public.v__ivm_data";
-    v.columns = {{"a", "OPERATOR(pg_catalog.=)", true}, {"c", "OPERATOR(pg_catalog.=)", true}};
-    v.bases = {"public.r", "public.s"};
-    v.blocks = {{{Source{0, true}, Source{1, true}}, "<template>"}};
-    return v;
-}
 
 TEST(ParallelWriters, EachTableOfAnInnerJoin) {
     EXPECT_TRUE(ivm::counting::parallel_writers(join_view(), 0));
@@ -35,7 +27,7 @@ TEST(ParallelWriters, NotATableReadTwiceInABlock) {
 
 TEST(ParallelWriters, OnceInEachArmOfAUnion) {
     CountingView v = join_view();
-    v.blocks.push_back({{Source{0, true}}, "<template>", 1});
+    v.blocks.push_back({{Source{0, true}}, "SELECT r.a, r.a AS c, r.__ivm_cnt AS __ivm_c1 FROM __ivm_src_1 r", 1});
     EXPECT_TRUE(ivm::counting::parallel_writers(v, 0));
 }
 
