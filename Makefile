@@ -40,9 +40,12 @@ $(CORE_OBJS): override CPPFLAGS := -Isrc
 -include $(OBJS:.o=.d)
 EXTRA_CLEAN = $(OBJS:.o=.d) results regression.diffs regression.out output_iso
 
-.PHONY: unit regress-without-preload
+.PHONY: unit regress-without-preload print-regress
 regress-without-preload:
 	@echo $(filter-out $(REGRESS_NEEDS_PRELOAD),$(REGRESS))
+
+print-regress:
+	@echo $(REGRESS)
 
 unit:
 	$(MAKE) -C test/unit

@@ -13,7 +13,6 @@ namespace {
 // How one occurrence is read in a delta term.
 enum class State { Now, Before, Delta };
 
-std::string placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
 std::string count_column(std::size_t k) { return "__ivm_c" + std::to_string(k + 1); }
 std::string changed_rows(std::size_t k) { return "__ivm_chg_" + std::to_string(k + 1); }
 
@@ -112,7 +111,7 @@ std::string term_query(const CountingView& view, const Block& block, const std::
     if (limit.sign != nullptr) factors.push_back(std::string(limit.sign) + "::bigint");
     for (std::size_t k = 0; k < block.sources.size(); ++k) {
         const Source& source = block.sources[k];
-        ctes.push_back(placeholder(k) + " AS (" + source_query(view, block, k, states[k]) + ")");
+        ctes.push_back(source_placeholder(k) + " AS (" + source_query(view, block, k, states[k]) + ")");
         // Rows read as they are now count 1, except through another view's
         // storage, where a row stands for its multiplicity.  Subqueries
         // only filter; a row padded with NULLs counts 1.
@@ -189,9 +188,18 @@ std::string shown(const CountingView::SetNode& node, const std::string& prefix) 
 // storage rows they insert and delete are counted from __ivm_m by the one
 // aggregate that reports the merge (a plan kept for one-row changes must be
 // small: its start-up is a large part of what such a change costs).
-std::string counted_writes(const std::string& inserted, const std::string& deleted) {
-    return "pg_catalog.count(*) FILTER (WHERE " + inserted + "), pg_catalog.count(*) FILTER (WHERE " + deleted + ")";
+std::string written(const std::string& condition) { return "pg_catalog.count(*) FILTER (WHERE " + condition + ")"; }
+
+}  // namespace
+
+std::string report_select(const MergeReport& r) {
+    std::string out = "SELECT " + r.added + " AS __ivm_added, " + r.removed + " AS __ivm_removed, " + r.inserted +
+                      " AS __ivm_inserted, " + r.deleted + " AS __ivm_deleted, " + r.negative + " AS __ivm_negative";
+    if (!r.stale.empty()) out += ", " + r.stale + " AS __ivm_stale";
+    return out;
 }
+
+namespace {
 
 // The storage's key (__ivm_key, on an aggregate view's group keys, else on
 // the tuple) is written by every insert, not generated: PostgreSQL parses
@@ -241,11 +249,11 @@ std::string set_op_merge(const CountingView& view, const std::string& delta) {
            "__ivm_m.__ivm_tid AND NOT (" + none_left + ")), __ivm_ins AS (INSERT INTO " + view.storage +
            " (" + cols + ", " + sql::join(stored, ", ") + ", __ivm_count" + key_target(view) + ") SELECT " + cols + ", " +
            sql::join(now, ", ") + ", __ivm_now" + key_value(view, "__ivm_m", tuples::Key::Carried) + " FROM __ivm_m WHERE " +
-           inserted + ") SELECT COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") +
-           "__ivm_before, 0)), 0)::bigint, COALESCE(pg_catalog.sum(GREATEST(__ivm_before" + sql::op("-") +
-           "__ivm_now, 0)), 0)::bigint, " +
-           counted_writes(inserted, deleted) +
-           ", pg_catalog.count(*) FILTER (WHERE " + sql::join(negative, " OR ") + ") FROM __ivm_m";
+           inserted + ") " +
+           report_select({"COALESCE(pg_catalog.sum(GREATEST(__ivm_now" + sql::op("-") + "__ivm_before, 0)), 0)::bigint",
+                          "COALESCE(pg_catalog.sum(GREATEST(__ivm_before" + sql::op("-") + "__ivm_now, 0)), 0)::bigint",
+                          written(inserted), written(deleted), written(sql::join(negative, " OR ")), ""}) +
+           " FROM __ivm_m";
 }
 
 std::vector<State> all_now(const Block& block) { return std::vector<State>(block.sources.size(), State::Now); }
@@ -264,7 +272,7 @@ std::string full_query(const CountingView& view) {
             rows = "SELECT " + sql::join(cols, ", ") + ", 1::bigint AS __ivm_cnt FROM " + view.bases.at(source.base) +
                    " __ivm_v CROSS JOIN LATERAL ivm.copies(__ivm_v." + source.multiplicity + ") __ivm_n";
         }
-        ctes.push_back(placeholder(k) + " AS (" + rows + ")");
+        ctes.push_back(source_placeholder(k) + " AS (" + rows + ")");
     }
     return "WITH " + sql::join(ctes, ", ") + " " + view.full_template;
 }
@@ -299,7 +307,7 @@ struct Parts {
     std::string n, s, x;
     bool own_n = false, own_s = false, own_x = false;
 };
-Parts parts_of(const CountingView& view, std::size_t k) {
+Parts state_parts(const CountingView& view, std::size_t k) {
     const Partial& p = view.partial[k];
     auto argument = [&](std::size_t j) {
         return view.partial[j].same_argument == Partial::own ? j : view.partial[j].same_argument;
@@ -360,7 +368,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (!has_argument(view.partial[k].kind)) continue;
         const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
-        const Parts parts = parts_of(view, k);
+        const Parts parts = state_parts(view, k);
         if (parts.own_n) {
             sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint AS __ivm_dn" + n);
             nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
@@ -417,7 +425,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
 std::vector<std::string> partial_outputs(const CountingView& view) {
     std::vector<std::string> out;
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        const Parts parts = parts_of(view, k);
+        const Parts parts = state_parts(view, k);
         const std::string n = "__ivm_m.__ivm_n" + parts.n, sum = "__ivm_m.__ivm_s" + parts.s;
         const std::string type = view.columns[k].type;
         switch (view.partial[k].kind) {
@@ -462,7 +470,7 @@ std::string without_extreme(const std::string& q, const Parts& parts) {
 std::vector<std::string> extreme_columns(const CountingView& view, bool recompute) {
     std::vector<std::string> out;
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        const Parts parts = parts_of(view, k);
+        const Parts parts = state_parts(view, k);
         if (!parts.own_x) continue;
         const std::string n = parts.x, none_left = "__ivm_p.__ivm_n" + parts.n + sql::op("=") + "0";
         const std::string lost = "__ivm_p.__ivm_cxn" + n + sql::op("<=") + "0";
@@ -488,7 +496,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
         const Kind kind = view.partial[k].kind;
         if (!has_argument(kind)) continue;
         const std::string n = std::to_string(k + 1);
-        const Parts parts = parts_of(view, k);
+        const Parts parts = state_parts(view, k);
         const bool sum = parts.own_s, tracked = parts.own_x;
         if (parts.own_n)
             state.push_back("COALESCE(__ivm_s.__ivm_n" + n + ", 0)" + sql::op("+") + "__ivm_d.__ivm_dn" + n + " AS __ivm_n" + n);
@@ -575,12 +583,12 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
            "__ivm_m.__ivm_tid AND " + empty + "), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
            sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +
            "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + sql::join(all_columns, ", ") + ") SELECT " +
-           sql::join(all_values, ", ") + " FROM __ivm_m WHERE " + inserted + ") SELECT " +
-           // a refresh reports the rows it emptied the storage of as removed
-           (replace ? "pg_catalog.count(*) FILTER (WHERE " + inserted + "), (SELECT pg_catalog.count(*) FROM __ivm_gone)"
-                    : counted_writes(inserted, deleted)) +
-           ", " + counted_writes(inserted, deleted) + ", pg_catalog.count(*) FILTER (WHERE __ivm_m.__ivm_n" + sql::op("<") + "0)" +
-           (stale.empty() ? "" : ", pg_catalog.count(*) FILTER (WHERE " + sql::join(stale, " OR ") + ")") + " FROM __ivm_m";
+           sql::join(all_values, ", ") + " FROM __ivm_m WHERE " + inserted + ") " +
+           // (a group is a view row; a refresh reports the rows it emptied the storage of as removed)
+           report_select({written(inserted), replace ? "(SELECT pg_catalog.count(*) FROM __ivm_gone)" : written(deleted),
+                          written(inserted), written(deleted), written("__ivm_m.__ivm_n" + sql::op("<") + "0"),
+                          stale.empty() ? "" : written(sql::join(stale, " OR "))}) +
+           " FROM __ivm_m";
 }
 
 // Aggregate views: the groups a set of input rows falls into.
@@ -611,8 +619,10 @@ std::string aggregate_merge(const CountingView& view, const std::string& affecte
            view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + tuples::columns(all, "__ivm_n") +
            ", 1" + key_value(view, "__ivm_n", tuples::Key::Computed) + " FROM __ivm_n WHERE NOT EXISTS (SELECT 1 FROM " + view.storage + " __ivm_s WHERE " +
            same_row("__ivm_s", Key::Stored, "__ivm_n", Key::Computed) +
-           ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM "
-           "__ivm_del), (SELECT pg_catalog.count(*) FROM __ivm_ins), (SELECT pg_catalog.count(*) FROM __ivm_del), 0";
+           ") RETURNING 1) " +
+           report_select({"(SELECT pg_catalog.count(*) FROM __ivm_ins)", "(SELECT pg_catalog.count(*) FROM __ivm_del)",
+                          "(SELECT pg_catalog.count(*) FROM __ivm_ins)", "(SELECT pg_catalog.count(*) FROM __ivm_del)", "0",
+                          ""});
 }
 
 // Sum the counts per tuple; tuples whose changes cancel out disappear.
@@ -713,7 +723,7 @@ std::string extremes_statement(const CountingView& view) {
         const Partial& p = view.partial[k];
         if (!has_argument(p.kind)) continue;
         const std::string n = std::to_string(k + 1);
-        const Parts parts = parts_of(view, k);
+        const Parts parts = state_parts(view, k);
         if (parts.own_n) state.push_back("__ivm_s.__ivm_n" + n);
         if (parts.own_s) state.push_back("__ivm_s.__ivm_s" + n);
         if (parts.own_s && p.numeric)
@@ -761,14 +771,13 @@ std::string merge_statement(const CountingView& view, const std::string& counted
            "__ivm_m.__ivm_cnt" + sql::op(">") + "0"
            "), __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) +
            ") SELECT " + cols + ", __ivm_cnt" + key_value(view, "__ivm_m", tuples::Key::Carried) + " FROM __ivm_m WHERE " +
-           inserted + ") "
-           "SELECT COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_cnt" +
-           sql::op(">") + "0), 0)::bigint, "
-           "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE __ivm_cnt" +
-           sql::op("<") + "0), 0)::bigint, " +
-           counted_writes(inserted, deleted) + ", "
-           "pg_catalog.count(*) FILTER (WHERE COALESCE(__ivm_old, 0)" + plus +
-           "__ivm_cnt" + sql::op("<") + "0) FROM __ivm_m";
+           inserted + ") " +
+           report_select({"COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE __ivm_cnt" + sql::op(">") + "0), 0)::bigint",
+                          "COALESCE(pg_catalog.sum(" + sql::op("-") + "__ivm_cnt) FILTER (WHERE __ivm_cnt" + sql::op("<") +
+                              "0), 0)::bigint",
+                          written(inserted), written(deleted),
+                          written("COALESCE(__ivm_old, 0)" + plus + "__ivm_cnt" + sql::op("<") + "0"), ""}) +
+           " FROM __ivm_m";
 }
 
 bool parallel_writers(const CountingView& view, std::size_t base) {
@@ -841,8 +850,12 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
                           ") SELECT " + cols + ", 1::bigint" + key_value(view, "__ivm_d", tuples::Key::Carried) +
                           " FROM __ivm_d WHERE __ivm_d.__ivm_cnt" + gt0 + ")"
                     : "") +
-           " SELECT __ivm_n.came, __ivm_n.went, __ivm_n.came, __ivm_n.deleted, pg_catalog.abs(__ivm_n.went" +
-           sql::op("-") + "__ivm_n.deleted)" + sql::op("+") + "__ivm_n.miscounted FROM (SELECT " +
+           " " +
+           report_select({"__ivm_n.came", "__ivm_n.went", "__ivm_n.came", "__ivm_n.deleted",
+                          "pg_catalog.abs(__ivm_n.went" + sql::op("-") + "__ivm_n.deleted)" + sql::op("+") +
+                              "__ivm_n.miscounted",
+                          ""}) +
+           " FROM (SELECT " +
            (inserts ? count + gt0 + ")" : std::string("0::bigint")) + " AS came, " + count + sql::op("<") +
            "0) AS went, (SELECT pg_catalog.count(*) FROM __ivm_del) AS deleted, (SELECT pg_catalog.count(*) FROM "
            "__ivm_del WHERE __ivm_del.__ivm_count" + sql::op("<>") + "1) AS miscounted "
@@ -1026,9 +1039,11 @@ std::string rebuild_statement(const CountingView& view) {
            view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols + ", __ivm_cnt" +
            key_value(view, "__ivm_q", tuples::Key::Carried) + " FROM (" +
            tuples::carry_key(view.columns, netted(view, sql::join(now, " UNION ALL "))) +
-           ") __ivm_q RETURNING __ivm_count) SELECT (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM "
-           "__ivm_new), (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_gone), "
-           "(SELECT pg_catalog.count(*) FROM __ivm_new), (SELECT pg_catalog.count(*) FROM __ivm_gone), 0::bigint";
+           ") __ivm_q RETURNING __ivm_count) " +
+           report_select({"(SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_new)",
+                          "(SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_gone)",
+                          "(SELECT pg_catalog.count(*) FROM __ivm_new)", "(SELECT pg_catalog.count(*) FROM __ivm_gone)",
+                          "0::bigint", ""});
 }
 
 std::string row_count_query(const CountingView& view) {
@@ -1043,7 +1058,7 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     for (int a = 0; a < view.arms; ++a) columns += ", " + arm_column("__ivm_arm", a) + " bigint NOT NULL";
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (!has_argument(view.partial[k].kind)) continue;
-        const Parts parts = parts_of(view, k);
+        const Parts parts = state_parts(view, k);
         const std::string n = std::to_string(k + 1);
         if (parts.own_n) columns += ", __ivm_n" + n + " bigint NOT NULL";
         if (parts.own_s) columns += ", __ivm_s" + n + " numeric";

@@ -34,6 +34,20 @@ std::string refresh_delta_query(const CountingView& view);
 // many view tuples change: the planner would hash the whole storage).
 enum class Lookup { Join, PerTuple };
 
+// The one row every merge statement returns (merge_statement,
+// keyed_merge_statement, refresh_statement, rebuild_statement), its
+// columns in this order: view rows added and removed (with multiplicity;
+// a DISTINCT view's are the storage rows), storage rows inserted and
+// deleted, tuples whose count would go below zero, and for a view that
+// keeps extremes the groups left without one (extremes_statement).
+enum class Report { Added, Removed, Inserted, Deleted, Negative, Stale };
+struct MergeReport {
+    std::string added, removed, inserted, deleted, negative;
+    std::string stale;  // empty: the view keeps no extremes
+};
+// "SELECT <each expression> AS __ivm_<its name>, ..." (the caller adds FROM).
+std::string report_select(const MergeReport& report);
+
 // One statement that merges a counted delta into the storage and returns
 // (view rows added, view rows removed, storage rows inserted, storage rows
 // deleted, tuples whose count would go below zero), and for a view that

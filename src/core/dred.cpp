@@ -18,7 +18,6 @@ namespace {
 
 using tuples::Key;
 
-std::string placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
 
 // What an occurrence reads in one term.
 enum class Read {
@@ -40,7 +39,7 @@ std::string recursive_name(const RecursiveRelation& r) {
     const Rule* rule = recursive_rule(r);
     if (rule != nullptr)
         for (std::size_t k = 0; k < rule->sources.size(); ++k)
-            if (rule->sources[k].recursive) return placeholder(k);
+            if (rule->sources[k].recursive) return source_placeholder(k);
     return "__ivm_rec";
 }
 
@@ -72,7 +71,7 @@ std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector
     std::vector<std::string> ctes;
     for (std::size_t k = 0; k < rule.sources.size(); ++k)
         if (reads[k] != Read::Itself)
-            ctes.push_back(placeholder(k) + " AS (" + binding(r, rule.sources[k], reads[k]) + ")");
+            ctes.push_back(source_placeholder(k) + " AS (" + binding(r, rule.sources[k], reads[k]) + ")");
     const std::string with = ctes.empty() ? "" : "WITH " + sql::join(ctes, ", ") + " ";
     return "SELECT " + tuples::columns(r.columns, "__ivm_q") + " FROM (" + with + rule.spj_template +
            ") __ivm_q";

@@ -60,6 +60,9 @@ struct Source {
     bool unique = false;
 };
 
+// The name of occurrence k (from 0) in its block's template.
+inline std::string source_placeholder(std::size_t k) { return "__ivm_src_" + std::to_string(k + 1); }
+
 // One select-project-join block: its occurrences and its deparsed template.
 struct Block {
     std::vector<Source> sources;

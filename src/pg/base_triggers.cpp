@@ -9,7 +9,6 @@
 namespace ivm::pg {
 namespace {
 
-bool contains(const std::vector<Oid>& v, Oid x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 std::vector<Oid> tables_reading(const std::vector<Oid>& bases) {
     std::vector<Oid> out;

@@ -11,6 +11,7 @@
 #include "pg/pg.hpp"
 
 #include <exception>
+#include <string>
 #include <type_traits>
 
 namespace ivm::pg {
@@ -60,6 +61,12 @@ auto call(Fn&& fn) -> decltype(fn()) {
     if (error != nullptr) throw PgError(error);
     if (frame.thrown) std::rethrow_exception(frame.thrown);
     if constexpr (!std::is_void_v<Result>) return frame.result;
+}
+
+// Sends the client a NOTICE.
+inline void notice(const std::string& message) {
+    const char* text = message.c_str();
+    call([&] { ereport(NOTICE, (errmsg_internal("%s", text))); });
 }
 
 // Argument n of an SQL-callable function, a text, as a C string.

@@ -48,28 +48,27 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
 }
 
 // Runs a merge statement, through a kept plan when `key` is given, and
-// counts it in the statistics.  A merge returns one row of counts (see
-// counting::merge_statement), or is a plain INSERT of tuples with count 1.
+// counts it in the statistics.  A merge returns one row of counts
+// (counting::Report), or is a plain INSERT of tuples with count 1.
 // The SQL is generated only when there is no kept plan: a small change
 // must not pay for building the text.
 MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
                             bool lookups = false) {
     const TimestampTz started = GetCurrentTimestamp();
     int rc = run_statement(view, key, generate, lookups);
+    using counting::Report;
+    auto reported = [](Report column) { return spi::result_int(0, static_cast<int>(column)); };
     MaintenanceResult result;
     if (rc == SPI_OK_INSERT) {  // a plain INSERT of tuples shown once each
         result.rows_added = static_cast<int64>(SPI_processed);
     } else if (rc != SPI_OK_SELECT || SPI_processed != 1) {
         throw Error(sqlstate::internal_error, "ivm merge returned no result");
     } else {
-        result.rows_added = spi::result_int(0, 0);
-        result.rows_removed = spi::result_int(0, 1);
-        if (view.analyzed.model.distinct) {
-            result.rows_added = spi::result_int(0, 2);
-            result.rows_removed = spi::result_int(0, 3);
-        }
+        const bool distinct = view.analyzed.model.distinct;  // a stored row is a view row
+        result.rows_added = reported(distinct ? Report::Inserted : Report::Added);
+        result.rows_removed = reported(distinct ? Report::Deleted : Report::Removed);
     }
-    if (rc == SPI_OK_SELECT && spi::result_int(0, 4) > 0) {
+    if (rc == SPI_OK_SELECT && reported(Report::Negative) > 0) {
         const std::string name = qualified_name(view.entry.view);
         throw Error(sqlstate::data_corrupted,
                     "incrementally maintained view " + name + " is out of sync with its base tables",
@@ -78,7 +77,8 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
     }
     // Groups whose min or max went: recomputed by a second statement, which
     // a change that leaves every extreme known never starts.
-    if (rc == SPI_OK_SELECT && SPI_tuptable->tupdesc->natts > 5 && spi::result_int(0, 5) > 0) {
+    if (rc == SPI_OK_SELECT && SPI_tuptable->tupdesc->natts > static_cast<int>(Report::Stale) &&
+        reported(Report::Stale) > 0) {
         SPIPlanPtr plan = kept_plan(view, "extremes", [&] { return counting::extremes_statement(view.analyzed.model); });
         rc = call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); });
         if (rc != SPI_OK_UPDATE) throw Error(sqlstate::internal_error, "ivm could not recompute the extremes of a view");
@@ -112,7 +112,7 @@ bool storage_indexed_on(Oid storage, const std::string& column) {
 // A change of a lookup base of the view (counting::lookup_change) alone,
 // as many rows deleted as inserted: an UPDATE, which may keep the keys.  A
 // base whose tuples a scan finds needs an index of the storage for them.
-std::optional<std::size_t> lookup_change(ViewRuntime& view, const std::vector<BaseChange>& changes) {
+std::optional<std::size_t> moved_lookup_base(ViewRuntime& view, const std::vector<BaseChange>& changes) {
     const CountingView& model = view.analyzed.model;
     std::optional<std::size_t> found;
     for (std::size_t b = 0; b < changes.size(); ++b) {
@@ -137,7 +137,7 @@ struct KeyedChange {
     bool deleted;   // has deleted rows
     bool inserted;  // has inserted rows
 };
-std::optional<KeyedChange> keyed_change(const CountingView& model, const std::vector<BaseChange>& changes) {
+std::optional<KeyedChange> keyed_base_change(const CountingView& model, const std::vector<BaseChange>& changes) {
     std::optional<KeyedChange> found;
     for (std::size_t b = 0; b < changes.size(); ++b) {
         const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
@@ -170,13 +170,13 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     // A lookup or keyed change writes only stored rows that show its own
     // base rows' keys, which no other writer can be changing (PostgreSQL's
     // row locks on the base rows keep them apart): it needs no row locks.
-    if (const std::optional<std::size_t> lookup = lookup_change(view, changes)) {
+    if (const std::optional<std::size_t> lookup = moved_lookup_base(view, changes)) {
         if (std::optional<MaintenanceResult> moved = run_lookup_update(view, *lookup, small)) {
             leave(e);
             return *moved;
         }
     }
-    const std::optional<KeyedChange> keyed = keyed_change(model, changes);
+    const std::optional<KeyedChange> keyed = keyed_base_change(model, changes);
     // Fresh tuples alone are cheaper to write than the view is to rebuild.
     const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
     auto delta = [&] { return counting::delta_query(model, changed); };

@@ -47,12 +47,6 @@ std::vector<Oid> oids_of(const std::vector<spi::Row>& rows) {
     return out;
 }
 
-bool contains(const std::vector<Oid>& v, Oid x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-void notice(const std::string& message) {
-    const char* text = message.c_str();
-    call([&] { ereport(NOTICE, (errmsg_internal("%s", text))); });
-}
 
 // Whether the extension is still there: DROP EXTENSION ivm drops the
 // catalog, and these triggers with it.

@@ -7,6 +7,13 @@
 
 namespace ivm::pg {
 
+// Whether `relations` holds `relid`.
+inline bool contains(const std::vector<Oid>& relations, Oid relid) {
+    for (Oid r : relations)
+        if (r == relid) return true;
+    return false;
+}
+
 // "schema"."name" for a relation, quoted.
 std::string qualified_name(Oid relid);
 

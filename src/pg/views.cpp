@@ -47,10 +47,6 @@ void require_owner(Oid view) {
         throw Error("42501", "must be owner of view " + qualified_name(view));
 }
 
-void notice(const std::string& message) {
-    const char* text = message.c_str();
-    call([&] { ereport(NOTICE, (errmsg_internal("%s", text))); });
-}
 
 }  // namespace
 }  // namespace ivm::pg

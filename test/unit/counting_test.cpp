@@ -210,10 +210,10 @@ TEST(CountingPartial, MaxKeepsItsValueAndHowManyRowsHoldIt) {
               std::string::npos);
     EXPECT_EQ(sql.find(" OVER "), std::string::npos);
     // a group left with no row at its extreme is written without it and
-    // counted (a sixth column), not recomputed by the merge
+    // counted (the report's __ivm_stale), not recomputed by the merge
     EXPECT_NE(sql.find("WHEN __ivm_p.__ivm_cxn3 OPERATOR(pg_catalog.<=) 0 THEN NULL"), std::string::npos);
     EXPECT_NE(sql.find("FILTER (WHERE (__ivm_m.__ivm_n3 OPERATOR(pg_catalog.>) 0 AND __ivm_m.__ivm_xn3 "
-                       "OPERATOR(pg_catalog.<=) 0)) FROM __ivm_m"),
+                       "OPERATOR(pg_catalog.<=) 0)) AS __ivm_stale FROM __ivm_m"),
               std::string::npos);
     EXPECT_EQ(sql.find("__ivm_f"), std::string::npos);
     // the second statement recomputes exactly the groups so left
@@ -354,6 +354,30 @@ TEST(CountingRefresh, ComparesQueryWithStorage) {
     std::string sql = ivm::counting::refresh_delta_query(join_view());
     EXPECT_NE(sql.find("OPERATOR(pg_catalog.-) __ivm_count)::bigint FROM public.v__ivm_data"), std::string::npos);
     EXPECT_EQ(sql.find("ivm_new_"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Every merge reports the same named columns, in ivm::counting::Report's order.
+TEST(CountingMerge, EveryMergeReportsTheSameColumns) {
+    const std::vector<std::string> names{"__ivm_added", "__ivm_removed", "__ivm_inserted", "__ivm_deleted",
+                                         "__ivm_negative"};
+    CountingView distinct = join_view();
+    distinct.distinct = true;
+    for (const std::string& sql : {ivm::counting::merge_statement(join_view(), "<delta>"),
+                                   ivm::counting::merge_statement(distinct, "<delta>"),
+                                   ivm::counting::rebuild_statement(join_view())}) {
+        std::size_t at = 0;
+        for (const std::string& name : names) {
+            const std::size_t found = sql.find(" AS " + name, at);
+            ASSERT_NE(found, std::string::npos) << name << " in " << sql;
+            at = found;
+        }
+    }
+    EXPECT_EQ(ivm::counting::report_select({"a", "r", "i", "d", "n", ""}),
+              "SELECT a AS __ivm_added, r AS __ivm_removed, i AS __ivm_inserted, d AS __ivm_deleted, n AS __ivm_negative");
 }
 
 }  // namespace
