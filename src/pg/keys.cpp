@@ -1,6 +1,7 @@
 #include "pg/keys.hpp"
 
 #include "pg/boundary.hpp"
+#include "pg/occurrences.hpp"
 
 #include <algorithm>
 
@@ -275,11 +276,24 @@ std::string qualified_operator(Oid opno) {
     return std::string("OPERATOR(") + nsp + "." + name + ")";
 }
 
+namespace {
+
+// A constant relation multiplies a base row's tuples: the view is neither
+// keyed nor has lookup bases.
+bool reads_constant_relation(Query* q) {
+    ListCell* lc;
+    foreach (lc, q->rtable)
+        if (constant_relation(static_cast<RangeTblEntry*>(lfirst(lc)))) return true;
+    return false;
+}
+
+}  // namespace
+
 std::vector<std::optional<CountingView::Lookup>> lookup_bases(Query* q, const std::vector<Occurrence>& occurrences,
                                                                const std::vector<Source>& sources, std::size_t bases) {
     std::vector<std::optional<CountingView::Lookup>> lookups(bases);
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->hasSubLinks || q->hasTargetSRFs ||
-        q->setOperations != nullptr)
+        q->setOperations != nullptr || reads_constant_relation(q))
         return lookups;
     for (const Occurrence& o : occurrences)
         if (o.owner != q || o.role != Source::Role::Linear) return lookups;
@@ -361,7 +375,7 @@ std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurren
                                const std::vector<Source>& sources, std::size_t bases) {
     std::vector<bool> keying(bases, false);
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->distinctClause != NIL ||
-        q->hasSubLinks || q->hasTargetSRFs || q->setOperations != nullptr)
+        q->hasSubLinks || q->hasTargetSRFs || q->setOperations != nullptr || reads_constant_relation(q))
         return keying;
     // Every occurrence a table, joined in the block's own FROM list.
     std::vector<std::vector<UniqueKey>> keys;

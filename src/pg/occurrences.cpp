@@ -26,8 +26,8 @@ void refuse_relation(RangeTblEntry* rte) {
     switch (rte->rtekind) {
         case RTE_RELATION: break;
         case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
-        case RTE_FUNCTION: throw unsupported("functions in FROM");
-        case RTE_VALUES: throw unsupported("VALUES in FROM");
+        case RTE_FUNCTION: throw unsupported("functions in FROM other than immutable ones of constants");
+        case RTE_VALUES: throw unsupported("VALUES in FROM other than of constants");
         case RTE_CTE: throw unsupported("WITH");
         case RTE_TABLEFUNC: throw unsupported("table functions in FROM");
         default: throw unsupported("this kind of FROM item");
@@ -93,8 +93,30 @@ struct Walk {
     std::vector<Occurrence>* out;
 };
 
+bool any_var(Node* node, void*) {
+    if (node == nullptr) return false;
+    if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, SubLink)) return true;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(any_var), nullptr);
+}
+
+}  // namespace
+
+bool constant_relation(const RangeTblEntry* rte) {
+    Node* rows = rte->rtekind == RTE_FUNCTION ? reinterpret_cast<Node*>(rte->functions)
+                 : rte->rtekind == RTE_VALUES ? reinterpret_cast<Node*>(rte->values_lists)
+                                              : nullptr;
+    if (rows == nullptr || rte->lateral) return false;
+    return call([&] { return !any_var(rows, nullptr) && !contain_mutable_functions(rows); });
+}
+
+namespace {
+
 void add(Walk& w, Query* q, int rti, Role role, JoinExpr* join, const std::vector<SubqueryStep>& path) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    // Immutable functions and VALUES of constants: the same rows whatever
+    // changes, read in the templates as they are (not in a recursive query,
+    // whose DRed steps read only tables).
+    if (w.cte == nullptr && constant_relation(rte)) return;
     const bool recursive = rte->rtekind == RTE_CTE && w.cte != nullptr && strcmp(rte->ctename, w.cte) == 0;
     if (!recursive) refuse_relation(rte);
     Occurrence o;

@@ -34,6 +34,11 @@ struct Occurrence {
 // (the rules of a recursive relation must be select-project-join).
 std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bool linear_only);
 
+// An immutable function or a VALUES list of constants in FROM (not
+// LATERAL, reading no column): rows that no change alters, which stay in
+// the templates as they are and are no occurrence.
+bool constant_relation(const RangeTblEntry* rte);
+
 // Adds to the WHERE of q (the query the occurrence was found in) a
 // condition that holds for every row whose derivations a change of the
 // non-linear occurrence can alter.  The changed rows (inserted and deleted
