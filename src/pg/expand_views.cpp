@@ -120,12 +120,14 @@ void flatten_inner_joins(Query* q, const std::vector<int>& refs) {
     }
 }
 
-void refuse_unless_spj(const Query* v, const std::string& what) {
+// `with_queries`: whether WITH queries of its own may remain (they are
+// checked again once expanded into it).
+void refuse_unless_spj(const Query* v, const std::string& what, bool with_queries = false) {
     const bool spj = v->commandType == CMD_SELECT && v->setOperations == nullptr && !v->hasAggs &&
                      v->groupClause == NIL && v->havingQual == nullptr && v->distinctClause == NIL &&
                      v->limitCount == nullptr && v->limitOffset == nullptr && !v->hasWindowFuncs &&
-                     !v->hasTargetSRFs && v->cteList == NIL && !v->hasSubLinks && v->rowMarks == NIL &&
-                     v->groupingSets == NIL;
+                     !v->hasTargetSRFs && (with_queries || v->cteList == NIL) && !v->hasSubLinks &&
+                     v->rowMarks == NIL && v->groupingSets == NIL && !(with_queries && v->hasRecursive);
     if (!spj)
         throw unsupported(what + " as a base relation",
                           "A view, subquery or WITH query is expanded into the query; it must be a "
@@ -166,8 +168,11 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
         std::string what;
         Query* v = expansion_of(q, rte, what);
         if (v == nullptr) throw unsupported(what + " as a base relation");
-        refuse_unless_spj(v, what);
+        // A WITH query of its own (a WITH nested in a WITH, a view's WITH)
+        // is expanded into it first, and must be gone then.
+        refuse_unless_spj(v, what, true);
         expand(v, depth + 1, expanded);
+        refuse_unless_spj(v, what);
         // WITH queries it reads from the level above are this level's
         // once it is pulled up (a WITH query reading an earlier one).
         ListCell* lc;
