@@ -17,7 +17,7 @@
 namespace ivm::pg {
 
 double rebuild_fraction = 0.5;
-bool parallel_writers = true;
+bool allow_parallel_writers = true;
 
 void define_settings() {
     DefineCustomBoolVariable("ivm.parallel_writers",
@@ -25,7 +25,7 @@ void define_settings() {
                              "Off: each view is maintained by one transaction at a time, which never waits for a "
                              "lock this transaction holds (for sessions whose transactions write several base tables "
                              "of one view and end before they learn to, see view_locks.hpp).",
-                             &parallel_writers, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+                             &allow_parallel_writers, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomRealVariable("ivm.rebuild_fraction",
                              "Changes larger than this fraction of a view's input rebuild its storage.",
                              "A change of more transition rows than this fraction of the rows the view's query reads "

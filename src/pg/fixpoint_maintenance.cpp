@@ -19,16 +19,10 @@
 namespace ivm::pg {
 namespace {
 
-// DRed recomputes the recursive relation instead of rederiving when the
-// over-deletion reaches this fraction of it (and at least 1000 tuples):
-// ivm's own loop, and PostgreSQL's WITH RECURSIVE (the linear engine).  The
-// second's recompute evaluates R and replaces the stored R by difference,
-// about three REFRESHes; its DRed steps look tuples up one by one.  On W3's
-// closure (171,000 pairs) deleting the out-edges of the first nodes: 14,000
-// pairs gone 240-320 ms by DRed against 690-790 ms recomputed, 42,000 gone
-// 550-750 against 620-650, 61,000 gone 680-790 against 670; the crossover
-// is near a third of R (measured before the recompute's replace statement
-// stopped merge-joining, which made it faster: somewhat lower now).
+// A stratum is recomputed instead of rederived when its over-deletion
+// reaches this fraction of it (and at least 1000 tuples).  The linear
+// engine's threshold, and the measurements behind both, are in
+// dred_maintenance.cpp (one policy for both is still to come).
 constexpr double recompute_fraction = 0.05;
 
 // The sets a program's fixpoint loop passes between its queries: ephemeral

@@ -25,7 +25,7 @@ constexpr double large_delta_rows = 5000;
 extern double rebuild_fraction;
 // ivm.parallel_writers: writers of one base table of a view maintain it at
 // the same time (view_locks.hpp); off, one transaction at a time.
-extern bool parallel_writers;
+extern bool allow_parallel_writers;
 void define_settings();
 
 // One base table's changes in a statement; either store may be null.

@@ -165,7 +165,7 @@ void check_keys(ViewRuntime& view, const std::vector<uint64>& keys) {
 // The one base a change touches when other writers of it may maintain the
 // view at the same time (counting::parallel_writers).
 std::optional<std::size_t> shared_base(const ViewRuntime& view, const std::vector<bool>& changed) {
-    if (!parallel_writers || view.analyzed.recursion() || std::count(changed.begin(), changed.end(), true) != 1)
+    if (!allow_parallel_writers || view.analyzed.recursion() || std::count(changed.begin(), changed.end(), true) != 1)
         return std::nullopt;
     const std::size_t base = static_cast<std::size_t>(std::find(changed.begin(), changed.end(), true) - changed.begin());
     if (!counting::parallel_writers(view.analyzed.model, base)) return std::nullopt;
