@@ -797,10 +797,12 @@ bool parallel_writers(const CountingView& view, std::size_t base) {
     return read;
 }
 
+bool has_storage_key(const CountingView& view) { return !key_target(view).empty(); }
+
 std::string delta_keys_query(const CountingView& view, const std::string& counted_delta) {
-    const std::string key = tuples::key(keyed_columns(view), "__ivm_d");
-    if (key.empty()) return "";
-    return "SELECT DISTINCT " + key + " AS __ivm_k FROM (" + counted_delta + ") __ivm_d ORDER BY 1";
+    if (!has_storage_key(view)) return "";
+    return "SELECT DISTINCT " + tuples::key(keyed_columns(view), "__ivm_d") + " AS __ivm_k FROM (" + counted_delta +
+           ") __ivm_d ORDER BY 1";
 }
 
 bool keyed_change(const CountingView& view, std::size_t base) {

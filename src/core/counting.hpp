@@ -62,6 +62,10 @@ std::string merge_statement(const CountingView& view, const std::string& counted
 // groups, if any, are kept as partial state (not recomputed).
 bool parallel_writers(const CountingView& view, std::size_t base);
 
+// Whether the storage keeps a key (__ivm_key) for its rows: some column of
+// the view's tuples (an aggregate's: of its group keys) is hashable.
+bool has_storage_key(const CountingView& view);
+
 // The storage keys (__ivm_key) of the stored rows a merge of
 // `counted_delta` (as given to merge_statement) reads and writes, distinct,
 // in order; empty when the storage has no key.

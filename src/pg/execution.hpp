@@ -32,10 +32,12 @@ int planner_without(std::initializer_list<const char*> off);
 int prefer_lookups();
 
 // The plan of `generate`'s statement kept in the view's runtime under
-// `key` (made the first time); the same made under prefer_lookups, or null
+// `key` (made the first time; its parameters of `types`); the same made
+// under prefer_lookups, or null
 // when that needs a way it prices out; the cost of a plan's generic plan
 // (raw PostgreSQL calls: inside call()).
-SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate);
+SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
+                     int nargs = 0, Oid* types = nullptr);
 SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate);
 double generic_plan_cost(SPIPlanPtr plan, bool saved);
 // A merge of a change this small runs a plan made with prefer_lookups.

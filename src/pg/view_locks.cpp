@@ -9,7 +9,6 @@
 #include "pg/spi.hpp"
 
 #include <algorithm>
-
 #include <map>
 #include <set>
 
@@ -111,20 +110,10 @@ bool committed_after(uint64 xid, Snapshot snapshot) {
 // sees a row that another deleted or updated, writing it fails with 40001
 // anyway; a row inserted since, it would not find.)
 void check_keys(ViewRuntime& view, const std::vector<uint64>& keys) {
-    auto found = view.plans.find("stored keys");
-    if (found == view.plans.end()) {
-        const std::string sql =
-            "SELECT xmin FROM " + view.analyzed.model.storage + " WHERE __ivm_key OPERATOR(pg_catalog.=) ANY ($1)";
-        const char* text = sql.c_str();
-        SPIPlanPtr p = call([&] {
-            Oid types[1] = {INT8ARRAYOID};
-            SPIPlanPtr prepared = spi::prepare(text, 1, types);
-            SPI_keepplan(prepared);
-            return prepared;
-        });
-        found = view.plans.emplace("stored keys", p).first;
-    }
-    SPIPlanPtr plan = found->second;
+    Oid types[1] = {INT8ARRAYOID};
+    SPIPlanPtr plan = kept_plan(view, "stored keys", [&] {
+        return "SELECT xmin FROM " + view.analyzed.model.storage + " WHERE __ivm_key OPERATOR(pg_catalog.=) ANY ($1)";
+    }, 1, types);
     const bool same = call([&] {
         Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * std::max<std::size_t>(keys.size(), 1)));
         for (std::size_t i = 0; i < keys.size(); ++i) items[i] = Int64GetDatum(static_cast<int64>(keys[i]));
@@ -138,21 +127,15 @@ void check_keys(ViewRuntime& view, const std::vector<uint64>& keys) {
         const uint64 seen = SPI_processed;
         rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot, true, false, 0);
         if (rc != SPI_OK_SELECT) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
-        if (SPI_processed != seen) {
-            PopActiveSnapshot();
-            return false;
-        }
-        for (uint64 i = 0; i < SPI_processed; ++i) {
+        bool unchanged = SPI_processed == seen;
+        for (uint64 i = 0; unchanged && i < SPI_processed; ++i) {
             bool isnull = true;
             const TransactionId xmin =
                 DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-            if (!TransactionIdIsCurrentTransactionId(xmin) && XidInMVCCSnapshot(xmin, mine)) {
-                PopActiveSnapshot();
-                return false;
-            }
+            unchanged = TransactionIdIsCurrentTransactionId(xmin) || !XidInMVCCSnapshot(xmin, mine);
         }
         PopActiveSnapshot();
-        return true;
+        return unchanged;
     });
     if (!same)
         throw Error("40001", "could not serialize access due to concurrent update of view " + qualified_name(view.entry.view),
@@ -230,7 +213,7 @@ void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::functi
         view_locks::writing_whole(id);
         call([&] { LockRelationOid(storage, ExclusiveLock); });
     };
-    if (plan_key.empty() || counting::delta_keys_query(view.analyzed.model, "").empty()) return whole();
+    if (plan_key.empty() || !counting::has_storage_key(view.analyzed.model)) return whole();
     call([&] { LockRelationOid(storage, RowExclusiveLock); });  // the lock order: storage, then its rows
     const int rc = run_statement(view, "keys " + plan_key,
                                  [&] { return counting::delta_keys_query(view.analyzed.model, delta()); });
