@@ -65,12 +65,12 @@ SELECT count(*) FROM while_tagged;
 SELECT ivm_check('while_tagged');
 
 -- what stays refused
-SELECT refused($$SELECT id FROM items WHERE kind = (SELECT max(id) FROM kinds)$$);
+SELECT refused($$SELECT id FROM items WHERE kind = (SELECT id FROM kinds WHERE id = 1)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id = i.kind GROUP BY k.id)$$);
-SELECT refused($$SELECT id FROM items WHERE kind IN (SELECT id FROM kinds UNION SELECT kind FROM tags)$$);
+SELECT refused($$SELECT id FROM items i WHERE kind IN (SELECT id FROM kinds k WHERE k.id = i.id UNION SELECT kind FROM tags)$$);
 SELECT refused($$SELECT id FROM items WHERE kind IN (SELECT id FROM kinds LIMIT 1)$$);
 SELECT refused($$SELECT id, EXISTS (SELECT 1 FROM kinds) AS any_kind FROM items$$);
-SELECT refused($$SELECT kind, count(*) FROM items GROUP BY kind HAVING count(*) > (SELECT count(*) FROM kinds)$$);
+SELECT refused($$SELECT kind, count(*) FROM items i GROUP BY kind HAVING count(*) > (SELECT count(*) FROM kinds k WHERE k.id = i.kind)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k LEFT JOIN tags t ON t.kind = k.id WHERE k.id = i.kind)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id = i.kind AND random() > 0.5)$$);
 

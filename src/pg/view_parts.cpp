@@ -39,24 +39,36 @@ bool needs_part(Query* sub, bool among_outer_joins) {
            has_outer_join(reinterpret_cast<Node*>(sub->jointree));
 }
 
-// A part reads what its own query names; a subquery reading its outer
-// query's WITH queries cannot stand alone.
-bool reads_outer_with(Node* node, void* raw) {
+// What a query reads of the queries above it: columns (and aggregates over
+// them) or WITH queries.  `depth` counts the queries entered below the one
+// asked about, so its own expressions are at depth 1.
+struct OuterReads {
+    int depth = 1;
+    bool columns = false;
+    bool with = false;
+};
+bool find_outer_reads(Node* node, void* raw) {
     if (node == nullptr) return false;
+    auto* r = static_cast<OuterReads*>(raw);
     if (IsA(node, Query)) {
-        auto* depth = static_cast<int*>(raw);
         Query* q = reinterpret_cast<Query*>(node);
         ListCell* lc;
         foreach (lc, q->rtable) {
             auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
-            if (rte->rtekind == RTE_CTE && static_cast<int>(rte->ctelevelsup) > *depth) return true;
+            r->with |= rte->rtekind == RTE_CTE && static_cast<int>(rte->ctelevelsup) >= r->depth;
         }
-        ++*depth;
-        const bool found = query_tree_walker(q, reinterpret_cast<bool (*)()>(reads_outer_with), raw, 0);
-        --*depth;
-        return found;
+        ++r->depth;
+        query_tree_walker(q, reinterpret_cast<bool (*)()>(find_outer_reads), raw, 0);
+        --r->depth;
+        return false;
     }
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_outer_with), raw);
+    int levelsup = -1;
+    if (IsA(node, Var)) levelsup = static_cast<int>(reinterpret_cast<Var*>(node)->varlevelsup);
+    if (IsA(node, Aggref)) levelsup = static_cast<int>(reinterpret_cast<Aggref*>(node)->agglevelsup);
+    if (IsA(node, GroupingFunc)) levelsup = static_cast<int>(reinterpret_cast<GroupingFunc*>(node)->agglevelsup);
+    if (IsA(node, PlaceHolderVar)) levelsup = static_cast<int>(reinterpret_cast<PlaceHolderVar*>(node)->phlevelsup);
+    r->columns |= levelsup >= r->depth;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_outer_reads), raw);
 }
 
 // The WITH query of q that an entry reads, if it may become a part.
@@ -70,15 +82,49 @@ CommonTableExpr* with_query(Query* q, const RangeTblEntry* rte) {
     return nullptr;
 }
 
+// A part reads what its own query names: a subquery reading its outer
+// queries' columns or WITH queries cannot stand alone.
 bool part_of_its_own(Query* sub, bool among_outer_joins) {
-    int depth = 0;
-    return needs_part(sub, among_outer_joins) && !reads_outer_with(reinterpret_cast<Node*>(sub), &depth);
+    return needs_part(sub, among_outer_joins) && !reads_outer_query(sub);
 }
 
 struct Found {
     std::vector<RangeTblEntry*> rtes;
     Query* query;
+    const char* with_name;  // a WITH query's, or null
 };
+
+// The entries reading the WITH query `name` of the query entered first, at
+// any depth (a reference from depth d names the WITH query d - 1 levels up).
+struct WithReads {
+    const char* name;
+    int depth;
+    List* rtes;
+};
+bool find_with_reads(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    auto* w = static_cast<WithReads*>(raw);
+    if (IsA(node, RangeTblEntry)) {
+        auto* rte = reinterpret_cast<RangeTblEntry*>(node);
+        if (rte->rtekind == RTE_CTE && static_cast<int>(rte->ctelevelsup) == w->depth - 1 &&
+            strcmp(rte->ctename, w->name) == 0)
+            w->rtes = lappend(w->rtes, rte);
+        return false;
+    }
+    if (IsA(node, Query)) {
+        ++w->depth;
+        query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(find_with_reads), raw,
+                          QTW_EXAMINE_RTES_BEFORE);
+        --w->depth;
+        return false;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_with_reads), raw);
+}
+List* with_reads(Query* q, const char* name) {
+    WithReads w{name, 0, NIL};
+    find_with_reads(reinterpret_cast<Node*>(q), &w);
+    return w.rtes;
+}
 
 void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
     if (node == nullptr) return;
@@ -93,18 +139,35 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
         RangeTblEntry* rte = rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable);
         if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr &&
             part_of_its_own(rte->subquery, outer)) {
-            found.push_back(Found{{rte}, rte->subquery});
+            found.push_back(Found{{rte}, rte->subquery, nullptr});
         } else if (CommonTableExpr* cte = with_query(q, rte)) {
             Query* sub = reinterpret_cast<Query*>(cte->ctequery);
             if (!part_of_its_own(sub, outer)) return;
-            for (Found& f : found)  // one part for every reference to a WITH query
-                if (f.query == sub) {
-                    f.rtes.push_back(rte);
-                    return;
-                }
-            found.push_back(Found{{rte}, sub});
+            for (const Found& f : found)
+                if (f.query == sub) return;
+            // one part for every reference to it, wherever it is
+            Found f{{}, sub, cte->ctename};
+            ListCell* lc;
+            foreach (lc, with_reads(q, cte->ctename)) f.rtes.push_back(static_cast<RangeTblEntry*>(lfirst(lc)));
+            found.push_back(f);
         }
     }
+}
+
+// The subqueries in FROM of the subqueries of WHERE (at any depth) that
+// need a part.
+struct InSubqueries {
+    std::vector<Found>* found;
+};
+bool in_subqueries(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    if (IsA(node, SubLink)) {
+        auto* sub = reinterpret_cast<Query*>(reinterpret_cast<SubLink*>(node)->subselect);
+        from_tree(sub, reinterpret_cast<Node*>(sub->jointree), false, *static_cast<InSubqueries*>(raw)->found);
+        if (sub->jointree != nullptr) in_subqueries(sub->jointree->quals, raw);
+        return false;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(in_subqueries), raw);
 }
 
 // The slot of the first join tree to wrap, or null.
@@ -306,9 +369,12 @@ std::vector<PartNeeded> parts_needed(Query* q) {
         call([&] {
             Node* tree = reinterpret_cast<Node*>(q->jointree);
             from_tree(q, tree, has_outer_join(tree), found);
+            InSubqueries in{&found};
+            in_subqueries(q->jointree->quals, &in);
         });
     std::vector<PartNeeded> parts;
-    for (const Found& f : found) parts.push_back(PartNeeded{f.rtes, query_text(f.query)});
+    for (const Found& f : found)
+        parts.push_back(PartNeeded{f.rtes, query_text(f.query), f.with_name ? f.with_name : ""});
     return parts;
 }
 
@@ -326,24 +392,39 @@ void read_part(Query* q, const PartNeeded& part, Oid part_view) {
         rte->ctelevelsup = 0;
         rte->inh = true;  // (a view has no children; printed without ONLY)
         rte->requiredPerms = ACL_SELECT;
-        if (!with) continue;
-        if (rte->alias == nullptr) rte->alias = call([&] { return makeAlias(name.c_str(), NIL); });
-        // The WITH query goes once nothing at this level reads it.
-        bool read = false;
-        ListCell* lc;
-        foreach (lc, q->rtable) {
-            auto* other = static_cast<RangeTblEntry*>(lfirst(lc));
-            read |= other->rtekind == RTE_CTE && other->ctelevelsup == 0 && name == other->ctename;
-        }
-        if (read || q->hasSubLinks) continue;
-        call([&] {
-            List* kept = NIL;
-            ListCell* c;
-            foreach (c, q->cteList)
-                if (name != static_cast<CommonTableExpr*>(lfirst(c))->ctename) kept = lappend(kept, lfirst(c));
-            q->cteList = kept;
-        });
+        if (with && rte->alias == nullptr) rte->alias = call([&] { return makeAlias(name.c_str(), NIL); });
     }
+    // The WITH query goes once nothing reads it.
+    if (part.with_name.empty()) return;
+    call([&] {
+        const char* name = part.with_name.c_str();
+        if (with_reads(q, name) != NIL) return;
+        List* kept = NIL;
+        ListCell* c;
+        foreach (c, q->cteList)
+            if (strcmp(name, static_cast<CommonTableExpr*>(lfirst(c))->ctename) != 0) kept = lappend(kept, lfirst(c));
+        q->cteList = kept;
+    });
+}
+
+bool reads_outer_query(Query* sub) {
+    OuterReads r;
+    r.depth = 0;
+    call([&] { find_outer_reads(reinterpret_cast<Node*>(sub), &r); });
+    return r.columns || r.with;
+}
+
+bool reads_outer_columns(Query* sub) {
+    OuterReads r;
+    r.depth = 0;
+    call([&] { find_outer_reads(reinterpret_cast<Node*>(sub), &r); });
+    return r.columns;
+}
+
+bool expression_reads_outer(Node* expr) {
+    OuterReads r;
+    call([&] { find_outer_reads(expr, &r); });
+    return r.columns;
 }
 
 }  // namespace ivm::pg

@@ -16,6 +16,7 @@ namespace ivm::pg {
 struct PartNeeded {
     std::vector<RangeTblEntry*> rtes;  // the entries in the query's range table that read it
     std::string query;                 // the subquery or WITH query as SQL
+    std::string with_name;             // a WITH query's name, or empty
 };
 
 // Join trees the engine cannot take apart (the nullable side of an outer
@@ -24,11 +25,20 @@ struct PartNeeded {
 // false when there was none.
 bool wrap_join_trees(Query* q);
 
-// The subqueries and WITH queries of q's FROM tree that need a part.
+// The subqueries and WITH queries of q's FROM tree, and the subqueries in
+// FROM of its WHERE's subqueries, that need a part (each reference to such a
+// WITH query, at any depth, reads the part).
 std::vector<PartNeeded> parts_needed(Query* q);
 
 // Makes the entries read the part's view instead; a WITH query no longer
 // read goes.
 void read_part(Query* q, const PartNeeded& part, Oid part_view);
+
+// Whether a subquery reads columns of the queries around it (is
+// correlated), or their columns or WITH queries; an expression of a query,
+// columns of the queries around that query.
+bool reads_outer_columns(Query* sub);
+bool reads_outer_query(Query* sub);
+bool expression_reads_outer(Node* expr);
 
 }  // namespace ivm::pg

@@ -17,6 +17,7 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 #include "pg/views.hpp"
+#include "pg/scalar_subqueries.hpp"
 #include "pg/view_parts.hpp"
 
 #include <algorithm>
@@ -263,9 +264,11 @@ void drop_view(const catalog::Entry& entry, bool cascade, bool check_owner) {
     if (exists(entry.recursive_storage)) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     catalog::remove(entry.view_id);
     forget_runtime(entry.view_id);
-    // The views made for its subqueries go with it.
-    for (int32 part : catalog::parts_of(entry.view_id))
-        if (std::optional<catalog::Entry> p = catalog::find_by_id(part)) drop_view(*p, false, false);
+    // The views made for its subqueries go with it, the last made first (a
+    // part may read an earlier one).
+    const std::vector<int32> parts = catalog::parts_of(entry.view_id);
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part)
+        if (std::optional<catalog::Entry> p = catalog::find_by_id(*part)) drop_view(*p, false, false);
 }
 
 namespace {
@@ -280,28 +283,32 @@ int64 create_view(const char* name, const char* query);
 
 // Creates the parts the query needs (views of their own for subqueries and
 // join trees, named after the view) and makes the query read them; the
-// definition becomes the query's text.  Returns the parts' views.
+// definition becomes the query's text.  A part's query may read a WITH
+// query that becomes a part too: the rounds repeat until none is needed.
+// Returns the parts' views.
 std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, const std::string& relname) {
     std::vector<Oid> parts;
-    const bool wrapped = wrap_join_trees(parsed);
-    const std::vector<PartNeeded> needed = parts_needed(parsed);
-    if (!wrapped && needed.empty()) return parts;
-    const char* nspname = call([&] { return get_namespace_name(nsp); });
     int k = 0;
-    for (const PartNeeded& part : needed) {
-        std::string part_name;
-        do part_name = relname + "__ivm_part" + std::to_string(++k);
-        while (relation_in(nsp, part_name) != InvalidOid);
-        const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
-        notice("a subquery in FROM or a WITH query becomes incrementally maintained view " + qualified + ", a part of " +
-               call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
-        create_view(qualified.c_str(), part.query.c_str());
-        parts.push_back(relation_in(nsp, part_name));
-        read_part(parsed, part, parts.back());
+    for (;;) {
+        bool rewritten = join_subqueries(parsed);
+        rewritten |= wrap_join_trees(parsed);
+        const std::vector<PartNeeded> needed = parts_needed(parsed);
+        if (!rewritten && needed.empty()) return parts;
+        const char* nspname = call([&] { return get_namespace_name(nsp); });
+        for (const PartNeeded& part : needed) {
+            std::string part_name;
+            do part_name = relname + "__ivm_part" + std::to_string(++k);
+            while (relation_in(nsp, part_name) != InvalidOid);
+            const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
+            notice("a subquery or a WITH query becomes incrementally maintained view " + qualified + ", a part of " +
+                   call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
+            create_view(qualified.c_str(), part.query.c_str());
+            parts.push_back(relation_in(nsp, part_name));
+            read_part(parsed, part, parts.back());
+        }
+        definition = query_text(parsed);
+        parsed = validate_query(definition.c_str());
     }
-    definition = query_text(parsed);
-    parsed = validate_query(definition.c_str());
-    return parts;
 }
 
 // What the definition needs before it is analyzed: a program's items'
@@ -465,8 +472,9 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     MaintenanceResult result = fill(entry.view_id, analyzed);
     for (Oid part : parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
     // Parts made for the old definition's subqueries go, unless still read.
-    for (int32 part : catalog::parts_of(entry.view_id)) {
-        std::optional<catalog::Entry> p = catalog::find_by_id(part);
+    const std::vector<int32> old_parts = catalog::parts_of(entry.view_id);
+    for (auto part = old_parts.rbegin(); part != old_parts.rend(); ++part) {
+        std::optional<catalog::Entry> p = catalog::find_by_id(*part);
         if (p && readers_of(*p).empty()) drop_view(*p, false, false);
     }
     spi::finish();

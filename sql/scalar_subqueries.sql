@@ -1,0 +1,85 @@
+-- Scalar subqueries, and IN/EXISTS subqueries that aggregate, become
+-- subqueries in FROM and so parts of the view (from_subqueries.sql): an
+-- uncorrelated aggregate is a one-row part, cross-joined; a correlated one
+-- is grouped by the inner sides of its equalities and joined on them.
+CREATE TABLE emp (id int, dept int, pay int, boss int);
+CREATE TABLE dept (id int, name text, budget bigint);
+INSERT INTO emp VALUES (1, 10, 100, NULL), (2, 10, 80, 1), (3, 10, 120, 1), (4, 20, 90, NULL),
+                       (5, 20, 60, 4), (6, 30, 50, NULL), (7, NULL, 70, 1), (8, 20, 90, 4);
+INSERT INTO dept VALUES (10, 'core', 300), (20, 'web', 100), (30, 'ops', 40), (40, 'lab', 10);
+
+-- uncorrelated: in WHERE, in the select list, inside an expression
+SELECT ivm.create_view('above_average', 'SELECT id, pay FROM emp WHERE pay > (SELECT avg(pay) FROM emp)');
+SELECT ivm.create_view('pay_share', 'SELECT id, pay, round(100.0 * pay / (SELECT sum(pay) FROM emp), 1) AS percent FROM emp');
+-- in HAVING of a grouped query (TPC-H Q11's shape)
+SELECT ivm.create_view('big_depts', 'SELECT dept, sum(pay) AS total FROM emp GROUP BY dept HAVING sum(pay) > (SELECT sum(pay) * 0.3 FROM emp)');
+-- correlated by equality, compared in WHERE (TPC-H Q2, Q17)
+SELECT ivm.create_view('top_paid', 'SELECT e.id, e.dept FROM emp e WHERE e.pay = (SELECT max(x.pay) FROM emp x WHERE x.dept = e.dept)');
+SELECT ivm.create_view('under_half', 'SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.pay < (SELECT 0.5 * avg(x.pay) FROM emp x WHERE x.dept = d.id) + 30');
+-- two correlations, one across types (bigint = int)
+SELECT ivm.create_view('within_budget', 'SELECT d.id, d.name FROM dept d WHERE d.budget >= (SELECT sum(e.pay) FROM emp e WHERE d.id = e.dept AND e.id % 2 = d.id % 20 AND e.boss IS NOT NULL)');
+SELECT ivm.create_view('budget_keys', 'SELECT d.id, d.name FROM dept d WHERE d.budget > (SELECT sum(e.pay) FROM emp e WHERE e.dept::bigint = d.budget / 10)');
+-- inside an IN subquery (TPC-H Q20)
+SELECT ivm.create_view('staffed', 'SELECT id, name FROM dept WHERE id IN (SELECT e.dept FROM emp e WHERE e.pay > (SELECT min(x.pay) FROM emp x WHERE x.dept = e.dept))');
+-- IN and NOT EXISTS over subqueries that aggregate or are set operations (TPC-H Q18)
+SELECT ivm.create_view('crowded', 'SELECT id, name FROM dept WHERE id IN (SELECT dept FROM emp GROUP BY dept HAVING count(*) >= 3)');
+SELECT ivm.create_view('not_crowded', 'SELECT id, name FROM dept WHERE id NOT IN (SELECT dept FROM emp WHERE dept IS NOT NULL GROUP BY dept HAVING count(*) >= 3)');
+SELECT ivm.create_view('named', 'SELECT id FROM emp WHERE dept IN (SELECT id FROM dept WHERE budget > 50 UNION SELECT boss / 10 * 10 FROM emp)');
+-- a WITH query read in FROM and by a scalar subquery (TPC-H Q15)
+SELECT ivm.create_view('richest', 'WITH totals AS (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) SELECT d.name, t.total FROM dept d, totals t WHERE t.dept = d.id AND t.total = (SELECT max(total) FROM totals)');
+SELECT name, part_of FROM ivm.views ORDER BY name::text;
+SELECT definition FROM ivm.views WHERE name = 'top_paid'::regclass;
+SELECT * FROM top_paid ORDER BY 1;
+SELECT * FROM big_depts ORDER BY 1;
+SELECT * FROM richest ORDER BY 1;
+
+CREATE FUNCTION check_all() RETURNS SETOF text LANGUAGE sql AS $$
+    SELECT name::text || ': ' || ivm_check(name) FROM ivm.views WHERE ivm_check(name) <> 'ok'
+    UNION ALL SELECT 'checked ' || count(*) || ' views' FROM ivm.views
+$$;
+SELECT check_all();
+-- a new top earner, a department's only rows go, a key turns NULL
+INSERT INTO emp VALUES (9, 30, 200, 6), (10, 40, 5, NULL);
+SELECT check_all();
+DELETE FROM emp WHERE dept = 10 AND pay >= 100;
+SELECT check_all();
+UPDATE emp SET dept = NULL WHERE id = 5;
+UPDATE dept SET budget = budget * 3 WHERE id IN (20, 30);
+SELECT check_all();
+UPDATE emp SET pay = pay + 40 WHERE dept = 20;
+DELETE FROM dept WHERE id = 10;
+SELECT check_all();
+SELECT * FROM top_paid ORDER BY 1;
+SELECT * FROM big_depts ORDER BY 1;
+SELECT * FROM richest ORDER BY 1;
+-- every inner row gone: an uncorrelated aggregate is NULL, a correlated one finds no group
+DELETE FROM emp;
+SELECT check_all();
+SELECT count(*) AS rows, count(pay) AS paid FROM pay_share;
+INSERT INTO emp VALUES (1, 10, 100, NULL), (2, 20, 80, 1);
+INSERT INTO dept VALUES (10, 'core', 300);
+SELECT check_all();
+SELECT ivm.refresh_view('top_paid');
+SELECT check_all();
+
+-- alter_view to and from a scalar subquery: parts come and go
+SELECT ivm.alter_view('above_average', 'SELECT id, pay FROM emp WHERE pay >= (SELECT max(pay) FROM emp)');
+SELECT ivm_check('above_average');
+SELECT ivm.alter_view('pay_share', 'SELECT id, pay FROM emp');
+SELECT name FROM ivm.views WHERE name::text LIKE 'pay_share%' OR name::text LIKE 'above_average%' ORDER BY 1;
+SELECT ivm.drop_view('richest');
+SELECT count(*) FROM ivm.views WHERE name::text LIKE 'richest%';
+
+-- what stays refused
+-- (count is 0 over no rows: an outer row without inner rows would need a row of its own)
+SELECT refused($$SELECT id FROM dept d WHERE d.budget > (SELECT count(*) FROM emp e WHERE e.dept = d.id)$$);
+SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT pay FROM emp WHERE id = 1)$$);
+SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT max(pay) FROM emp GROUP BY dept)$$);
+SELECT refused($$SELECT d.id, (SELECT max(pay) FROM emp e WHERE e.dept = d.id) AS top FROM dept d$$);
+SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id)$$);
+SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept = d.id) OR d.id = 1$$);
+SELECT refused($$SELECT sum(pay) - (SELECT min(pay) FROM emp) AS spread FROM emp$$);
+SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT dept FROM emp e WHERE e.boss = d.id GROUP BY dept)$$);
+-- nothing of a refused definition stays
+SELECT count(*) FROM pg_class WHERE relname LIKE 'x%';
+DROP FUNCTION check_all();

@@ -1,0 +1,335 @@
+#include "pg/scalar_subqueries.hpp"
+
+#include "core/error.hpp"
+#include "pg/analyze.hpp"
+#include "pg/boundary.hpp"
+#include "pg/spi.hpp"
+#include "pg/view_parts.hpp"
+
+extern "C" {
+#include "parser/parse_oper.h"
+#include "rewrite/rewriteManip.h"
+}
+
+#include <algorithm>
+#include <string>
+
+namespace ivm::pg {
+namespace {
+
+// One query being rewritten.  The rewrite runs inside call(): PostgreSQL
+// lists only.
+struct Level {
+    Query* q;
+    Node* conjunct = nullptr;  // the condition of WHERE being rewritten, or null outside WHERE
+    bool changed = false;
+    List* joins = NIL;         // correlation conditions to add to WHERE
+    List* group_by = NIL;      // values read by the select list or HAVING of a grouped query
+    List** probes;             // correlated subqueries' queries over no rows, whose value must be NULL
+};
+
+bool rewrite_query(Query* q, List** probes);
+
+// Whether expr is NULL whenever `link` is: `link` reached through strict
+// operators and functions (and NOT) only.
+bool null_with(Node* expr, const SubLink* link) {
+    if (expr == reinterpret_cast<const Node*>(link)) return true;
+    List* args = NIL;
+    if (IsA(expr, OpExpr)) {
+        if (!func_strict(get_opcode(reinterpret_cast<OpExpr*>(expr)->opno))) return false;
+        args = reinterpret_cast<OpExpr*>(expr)->args;
+    } else if (IsA(expr, FuncExpr)) {
+        if (!func_strict(reinterpret_cast<FuncExpr*>(expr)->funcid)) return false;
+        args = reinterpret_cast<FuncExpr*>(expr)->args;
+    } else if (IsA(expr, BoolExpr) && reinterpret_cast<BoolExpr*>(expr)->boolop == NOT_EXPR) {
+        args = reinterpret_cast<BoolExpr*>(expr)->args;
+    } else if (IsA(expr, RelabelType)) {
+        return null_with(reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(expr)->arg), link);
+    } else if (IsA(expr, CoerceViaIO)) {
+        return null_with(reinterpret_cast<Node*>(reinterpret_cast<CoerceViaIO*>(expr)->arg), link);
+    }
+    ListCell* lc;
+    foreach (lc, args)
+        if (null_with(static_cast<Node*>(lfirst(lc)), link)) return true;
+    return false;
+}
+
+// Whether an expression of a subquery reads columns of its outer query
+// only (one level up), and nothing that varies per row of its own.
+bool only_outer_columns(Node* node, void*) {
+    if (node == nullptr) return false;
+    if (IsA(node, Var)) return reinterpret_cast<Var*>(node)->varlevelsup != 1;
+    if (IsA(node, Aggref) || IsA(node, GroupingFunc) || IsA(node, PlaceHolderVar) || IsA(node, SubLink) ||
+        IsA(node, Param))
+        return true;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(only_outer_columns), nullptr);
+}
+
+// A condition `inner = outer` (either way round) with a btree equality,
+// the inner side reading the subquery's own columns, the outer side its
+// outer query's.
+bool correlation(Node* conjunct, Node** inner, Node** outer, bool* inner_left) {
+    if (!IsA(conjunct, OpExpr) || list_length(reinterpret_cast<OpExpr*>(conjunct)->args) != 2) return false;
+    auto* op = reinterpret_cast<OpExpr*>(conjunct);
+    Node* left = static_cast<Node*>(linitial(op->args));
+    Node* right = static_cast<Node*>(lsecond(op->args));
+    if (!op_mergejoinable(op->opno, exprType(left))) return false;
+    for (const bool l : {true, false}) {
+        Node* in = l ? left : right;
+        Node* out = l ? right : left;
+        if (only_outer_columns(out, nullptr) || contain_volatile_functions(out)) continue;
+        if (checkExprHasSubLink(in) || contain_volatile_functions(in) || contain_vars_of_level(in, 1)) continue;
+        *inner = in;
+        *outer = out;
+        *inner_left = l;
+        return true;
+    }
+    return false;
+}
+
+// Grouping by an expression of type `type`, tleSortGroupRef `ref`.
+SortGroupClause* grouping(Oid type, Index ref) {
+    SortGroupClause* g = makeNode(SortGroupClause);
+    get_sort_group_operators(type, false, true, false, &g->sortop, &g->eqop, nullptr, &g->hashable);
+    g->tleSortGroupRef = ref;
+    g->nulls_first = false;
+    return g;
+}
+
+Index next_sort_group_ref(const List* targets) {
+    Index ref = 0;
+    ListCell* lc;
+    foreach (lc, targets) ref = std::max(ref, static_cast<TargetEntry*>(lfirst(lc))->ressortgroupref);
+    return ref + 1;
+}
+
+List* conjuncts(Node* quals) {
+    if (quals == nullptr) return NIL;
+    return list_copy(make_ands_implicit(reinterpret_cast<Expr*>(quals)));
+}
+
+Node* and_of(List* conditions) {
+    if (conditions == NIL) return nullptr;
+    return reinterpret_cast<Node*>(make_ands_explicit(conditions));
+}
+
+const char* hint_correlated =
+    "A correlated scalar subquery is maintained where it aggregates, reads the outer query only in "
+    "equalities of its WHERE (inner = outer), is compared in a condition of WHERE, and is NULL over no "
+    "rows (min, max, sum, avg: not count).";
+
+// The scalar subquery `link` of lv->q as a FROM item; returns what reads
+// its value.
+Node* join_scalar(Level* lv, SubLink* link) {
+    Query* q = lv->q;
+    auto* sub = static_cast<Query*>(copyObjectImpl(link->subselect));
+    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
+        sub->groupingSets != NIL || sub->havingQual != nullptr || !sub->hasAggs || sub->hasWindowFuncs ||
+        sub->hasTargetSRFs || sub->distinctClause != NIL || sub->limitCount != nullptr ||
+        sub->limitOffset != nullptr || sub->rowMarks != NIL || sub->hasRecursive)
+        throw unsupported("scalar subqueries other than an aggregate without GROUP BY",
+                          "A scalar subquery is maintained when its value is an aggregate over its rows (such as "
+                          "max(...) or sum(...)): then it has exactly one row.");
+    TargetEntry* value = nullptr;
+    ListCell* lc;
+    foreach (lc, sub->targetList)
+        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk && value == nullptr)
+            value = static_cast<TargetEntry*>(lfirst(lc));
+
+    // The correlations: inner sides become the grouping keys.
+    List* kept = NIL;
+    List* inner = NIL;
+    List* equalities = NIL;  // of OpExpr, the outer side moved up a level
+    List* inner_left = NIL;  // of int
+    foreach (lc, conjuncts(sub->jointree->quals)) {
+        Node* c = static_cast<Node*>(lfirst(lc));
+        if (!expression_reads_outer(c)) {
+            kept = lappend(kept, c);
+            continue;
+        }
+        Node *in = nullptr, *out = nullptr;
+        bool left = false;
+        if (!correlation(c, &in, &out, &left))
+            throw unsupported("scalar subqueries correlated other than by equalities of their WHERE", hint_correlated);
+        out = static_cast<Node*>(copyObjectImpl(out));
+        IncrementVarSublevelsUp(out, -1, 0);
+        auto* eq = static_cast<OpExpr*>(copyObjectImpl(c));
+        eq->args = list_make1(out);
+        inner = lappend(inner, in);
+        equalities = lappend(equalities, eq);
+        inner_left = lappend_int(inner_left, left ? 1 : 0);
+    }
+    sub->jointree->quals = and_of(kept);
+    if (reads_outer_columns(sub))
+        throw unsupported("scalar subqueries that read the outer query outside equalities of their WHERE",
+                          hint_correlated);
+    const bool correlated = inner != NIL;
+    if (correlated) {
+        if (lv->conjunct == nullptr || !null_with(lv->conjunct, link))
+            throw unsupported("correlated scalar subqueries outside a comparison in WHERE", hint_correlated);
+        if (reads_outer_query(sub))
+            throw unsupported("correlated scalar subqueries over WITH queries of the outer query", hint_correlated);
+        // Its value where an outer row has no inner rows: checked to be NULL.
+        auto* probe = static_cast<Query*>(copyObjectImpl(sub));
+        probe->targetList = list_make1(copyObjectImpl(value));
+        probe->sortClause = NIL;
+        probe->jointree->quals = makeBoolConst(false, false);
+        *lv->probes = lappend(*lv->probes, probe);
+    }
+
+    // SELECT <inner keys>, <value> FROM ... WHERE <the rest> GROUP BY <inner keys>
+    List* targets = NIL;
+    List* names = NIL;
+    AttrNumber resno = 0;
+    sub->groupClause = NIL;
+    foreach (lc, inner) {
+        auto* key = static_cast<Expr*>(lfirst(lc));
+        ++resno;
+        TargetEntry* te = makeTargetEntry(key, resno, psprintf("key_%d", resno), false);
+        te->ressortgroupref = static_cast<Index>(resno);
+        targets = lappend(targets, te);
+        names = lappend(names, makeString(te->resname));
+        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
+    }
+    targets = lappend(targets, makeTargetEntry(value->expr, ++resno, pstrdup("value"), false));
+    names = lappend(names, makeString(pstrdup("value")));
+    sub->targetList = targets;
+    sub->sortClause = NIL;
+
+    RangeTblEntry* rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_SUBQUERY;
+    rte->subquery = sub;
+    rte->alias = makeAlias(psprintf("scalar_%d", list_length(q->rtable) + 1), NIL);
+    rte->eref = makeAlias(rte->alias->aliasname, names);
+    rte->inFromCl = true;
+    q->rtable = lappend(q->rtable, rte);
+    const int rti = list_length(q->rtable);
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = rti;
+    q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
+
+    int k = 0;
+    ListCell* ec;
+    foreach (ec, equalities) {
+        auto* eq = static_cast<OpExpr*>(lfirst(ec));
+        Node* key = static_cast<Node*>(list_nth(inner, k));
+        Var* read = makeVar(rti, static_cast<AttrNumber>(k + 1), exprType(key), exprTypmod(key), exprCollation(key), 0);
+        Node* out = static_cast<Node*>(linitial(eq->args));
+        eq->args = list_nth_int(inner_left, k) ? list_make2(read, out) : list_make2(out, read);
+        lv->joins = lappend(lv->joins, eq);
+        ++k;
+    }
+    Node* v = reinterpret_cast<Node*>(value->expr);
+    return reinterpret_cast<Node*>(makeVar(rti, resno, exprType(v), exprTypmod(v), exprCollation(v), 0));
+}
+
+// An IN/EXISTS subquery that aggregates or is a set operation, as
+// SELECT <its columns> FROM (<it>): a subquery in FROM gets a part.
+Query* read_as_from(Query* sub) {
+    Query* outer = makeNode(Query);
+    outer->commandType = CMD_SELECT;
+    outer->querySource = QSRC_ORIGINAL;
+    outer->canSetTag = true;
+    List* names = NIL;
+    ListCell* lc;
+    foreach (lc, sub->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk) continue;
+        Node* e = reinterpret_cast<Node*>(te->expr);
+        Var* var = makeVar(1, te->resno, exprType(e), exprTypmod(e), exprCollation(e), 0);
+        outer->targetList = lappend(outer->targetList, makeTargetEntry(reinterpret_cast<Expr*>(var), te->resno,
+                                                                       pstrdup(te->resname ? te->resname : "?column?"), false));
+        names = lappend(names, makeString(pstrdup(te->resname ? te->resname : "?column?")));
+    }
+    RangeTblEntry* rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_SUBQUERY;
+    rte->subquery = sub;
+    rte->alias = makeAlias("grouped", NIL);
+    rte->eref = makeAlias("grouped", names);
+    rte->inFromCl = true;
+    outer->rtable = list_make1(rte);
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    outer->jointree = makeFromExpr(list_make1(ref), nullptr);
+    return outer;
+}
+
+bool aggregates(const Query* sub) {
+    return sub->hasAggs || sub->groupClause != NIL || sub->havingQual != nullptr || sub->groupingSets != NIL ||
+           sub->setOperations != nullptr;
+}
+
+Node* rewrite_expression(Node* node, void* raw) {
+    if (node == nullptr) return nullptr;
+    auto* lv = static_cast<Level*>(raw);
+    if (!IsA(node, SubLink)) return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(rewrite_expression), raw);
+    auto* link = reinterpret_cast<SubLink*>(node);
+    if (link->subLinkType == EXPR_SUBLINK) {
+        lv->changed = true;
+        Node* read = join_scalar(lv, link);
+        if (lv->conjunct == nullptr && (lv->q->groupClause != NIL || lv->q->hasAggs)) {
+            if (lv->q->groupClause == NIL)
+                throw unsupported("scalar subqueries in the select list or HAVING of an aggregate without GROUP BY");
+            lv->group_by = lappend(lv->group_by, read);
+        }
+        return read;
+    }
+    if (link->subLinkType != EXISTS_SUBLINK && link->subLinkType != ANY_SUBLINK && link->subLinkType != ALL_SUBLINK)
+        return node;
+    auto* copy = static_cast<SubLink*>(copyObjectImpl(link));
+    auto* sub = reinterpret_cast<Query*>(copy->subselect);
+    if (sub->commandType == CMD_SELECT && aggregates(sub) && sub->limitCount == nullptr &&
+        sub->limitOffset == nullptr && !reads_outer_query(sub)) {
+        copy->subselect = reinterpret_cast<Node*>(read_as_from(sub));
+        lv->changed = true;
+    } else {
+        lv->changed |= rewrite_query(sub, lv->probes);
+    }
+    return reinterpret_cast<Node*>(copy);
+}
+
+bool rewrite_query(Query* q, List** probes) {
+    if (q->commandType != CMD_SELECT || q->jointree == nullptr || !q->hasSubLinks) return false;
+    Level lv{q};
+    lv.probes = probes;
+    List* where = NIL;
+    ListCell* lc;
+    foreach (lc, conjuncts(q->jointree->quals)) {
+        lv.conjunct = static_cast<Node*>(lfirst(lc));
+        where = lappend(where, rewrite_expression(lv.conjunct, &lv));
+    }
+    lv.conjunct = nullptr;
+    q->targetList = reinterpret_cast<List*>(rewrite_expression(reinterpret_cast<Node*>(q->targetList), &lv));
+    q->havingQual = rewrite_expression(q->havingQual, &lv);
+    if (!lv.changed) return false;
+    q->jointree->quals = and_of(list_concat(where, lv.joins));
+    foreach (lc, lv.group_by) {
+        Node* read = static_cast<Node*>(lfirst(lc));
+        const Index ref = next_sort_group_ref(q->targetList);
+        TargetEntry* te = makeTargetEntry(reinterpret_cast<Expr*>(read), list_length(q->targetList) + 1, nullptr, true);
+        te->ressortgroupref = ref;
+        q->targetList = lappend(q->targetList, te);
+        q->groupClause = lappend(q->groupClause, grouping(exprType(read), ref));
+    }
+    q->hasSubLinks = checkExprHasSubLink(reinterpret_cast<Node*>(q->targetList)) ||
+                     checkExprHasSubLink(q->jointree->quals) || checkExprHasSubLink(q->havingQual);
+    return true;
+}
+
+}  // namespace
+
+bool join_subqueries(Query* q) {
+    List* probes = NIL;
+    if (!call([&] { return rewrite_query(q, &probes); })) return false;
+    ListCell* lc;
+    foreach (lc, probes) {
+        const std::string probe = query_text(static_cast<Query*>(lfirst(lc)));
+        const std::vector<spi::Row> rows = spi::query(probe);
+        if (!rows.empty() && !rows.front().empty() && rows.front().front().has_value())
+            throw unsupported("correlated scalar subqueries whose value over no rows is not NULL (such as count)",
+                              hint_correlated);
+    }
+    return true;
+}
+
+}  // namespace ivm::pg

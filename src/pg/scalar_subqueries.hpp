@@ -1,0 +1,24 @@
+// Subqueries in expressions that the engine cannot take apart become
+// subqueries in FROM, which then become parts (view_parts.hpp):
+//  - a scalar subquery that aggregates, `x < (SELECT avg(y) FROM t WHERE
+//    t.k = r.k)`, is joined: its query, grouped by the inner sides of its
+//    equality correlations, is one more FROM item, joined on them, and its
+//    place reads the item's value column.  Uncorrelated, the item has
+//    exactly one row (an aggregate without GROUP BY), so a cross join
+//    keeps every row, wherever the subquery stands.  Correlated, an outer
+//    row whose key has no inner rows finds no item row; that is exact only
+//    where the subquery's value over no rows is NULL and a NULL there
+//    rejects the row (a strict comparison in a condition of WHERE).
+//  - an IN/EXISTS subquery that aggregates or is a set operation, and reads
+//    nothing of the outer query, reads it as a subquery in FROM instead.
+// The queries of IN/EXISTS subqueries are rewritten the same way.
+#pragma once
+#include "pg/pg.hpp"
+
+namespace ivm::pg {
+
+// Rewrites q (and the queries of its WHERE's subqueries); false when there
+// was nothing to rewrite.  Refuses (0A000) a scalar subquery it cannot join.
+bool join_subqueries(Query* q);
+
+}  // namespace ivm::pg
