@@ -90,6 +90,13 @@ SELECT ivm.create_view('dt_from_union', 'SELECT u.x, count(*) AS n FROM (SELECT 
 SELECT ivm.create_view('dt_with_agg', 'WITH q AS (SELECT d, count(*) AS n FROM s GROUP BY d) SELECT q.d, q.n, x.n AS m FROM q JOIN q x ON x.d = q.d + 1');
 SELECT ivm.create_view('dt_left_subjoin', 'SELECT r.a, q.d, q.e FROM r LEFT JOIN (SELECT s.b, s.d, t.e FROM s JOIN t ON t.d = s.d) q ON q.b = r.b');
 SELECT ivm.create_view('dt_full_agg', 'SELECT f.k, count(*) AS n, sum(f.d) AS sd FROM (SELECT coalesce(r.b, s.b) AS k, s.d FROM r FULL JOIN s ON r.b = s.b) f GROUP BY f.k');
+-- scalar subqueries (one-row parts cross-joined, correlated ones grouped and joined) and IN over an aggregate
+SELECT ivm.create_view('dt_scalar', 'SELECT a, c, (SELECT max(d) FROM s) AS top FROM r WHERE a > (SELECT avg(b) FROM r)');
+SELECT ivm.create_view('dt_scalar_corr', 'SELECT r.a, r.b FROM r WHERE r.a >= (SELECT min(s.d) FROM s WHERE s.b = r.b) AND r.c IS NOT NULL');
+SELECT ivm.create_view('dt_scalar_having', 'SELECT b, sum(a) AS sa FROM r GROUP BY b HAVING sum(a) > (SELECT sum(d) FROM s) / 4');
+SELECT ivm.create_view('dt_scalar_nested', 'SELECT t.d, t.e FROM t WHERE t.d IN (SELECT s.b FROM s WHERE s.d < (SELECT sum(r.a) FROM r WHERE r.b = s.b))');
+SELECT ivm.create_view('dt_in_agg', 'SELECT s.b, s.d FROM s WHERE s.b IN (SELECT b FROM r GROUP BY b HAVING count(*) > 1)');
+SELECT ivm.create_view('dt_scalar_with', 'WITH q AS (SELECT b, sum(a) AS n FROM r GROUP BY b) SELECT q.b, q.n FROM q WHERE q.n = (SELECT max(n) FROM q)');
 -- join trees the engine cannot take apart become parts
 SELECT ivm.create_view('dt_left_join_tree', 'SELECT r.a, s.d, t.e FROM r LEFT JOIN (s JOIN t ON t.d = s.d) ON s.b = r.b');
 SELECT ivm.create_view('dt_full_chain', 'SELECT r.a, s.d, t.e FROM r FULL JOIN s ON r.b = s.b FULL JOIN t ON t.d = s.d');
