@@ -70,7 +70,7 @@ SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHER
 SELECT refused($$SELECT id FROM items i WHERE kind IN (SELECT id FROM kinds k WHERE k.id = i.id UNION SELECT kind FROM tags)$$);
 SELECT refused($$SELECT id FROM items WHERE kind IN (SELECT id FROM kinds LIMIT 1)$$);
 SELECT refused($$SELECT id, EXISTS (SELECT 1 FROM kinds) AS any_kind FROM items$$);
-SELECT refused($$SELECT kind, count(*) FROM items i GROUP BY kind HAVING count(*) > (SELECT count(*) FROM kinds k WHERE k.id = i.kind)$$);
+SELECT refused($$SELECT kind, count(*) FROM items i GROUP BY kind HAVING count(*) > (SELECT count(*) FROM kinds k WHERE k.id > i.kind)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k LEFT JOIN tags t ON t.kind = k.id WHERE k.id = i.kind)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id = i.kind AND random() > 0.5)$$);
 

@@ -3,16 +3,15 @@
 #include "core/error.hpp"
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
-#include "pg/spi.hpp"
 #include "pg/view_parts.hpp"
 
 extern "C" {
 #include "parser/parse_oper.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/datum.h"
 }
 
 #include <algorithm>
-#include <string>
 
 namespace ivm::pg {
 namespace {
@@ -21,14 +20,15 @@ namespace {
 // lists only.
 struct Level {
     Query* q;
+    bool top = false;          // the view's own query (outer joins are taken apart there only)
+    int in_aggregate = 0;      // inside an aggregate's arguments
     Node* conjunct = nullptr;  // the condition of WHERE being rewritten, or null outside WHERE
     bool changed = false;
     List* joins = NIL;         // correlation conditions to add to WHERE
     List* group_by = NIL;      // values read by the select list or HAVING of a grouped query
-    List** probes;             // correlated subqueries' queries over no rows, whose value must be NULL
 };
 
-bool rewrite_query(Query* q, List** probes);
+bool rewrite_query(Query* q, bool top);
 
 // Whether expr is NULL whenever `link` is: `link` reached through strict
 // operators and functions (and NOT) only.
@@ -113,10 +113,58 @@ Node* and_of(List* conditions) {
     return reinterpret_cast<Node*>(make_ands_explicit(conditions));
 }
 
+// The value of a subquery's target over no rows (its aggregates over none),
+// run now: SELECT <value> FROM ... WHERE false.
+Const* value_over_no_rows(const Query* sub, const TargetEntry* value) {
+    auto* probe = static_cast<Query*>(copyObjectImpl(sub));
+    probe->targetList = list_make1(copyObjectImpl(value));
+    probe->sortClause = NIL;
+    probe->jointree->quals = makeBoolConst(false, false);
+    if (SPI_execute(pg_get_querydef(probe, false), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+        elog(ERROR, "ivm: could not evaluate a scalar subquery over no rows");
+    bool isnull = false;
+    Datum datum = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+    const Node* v = reinterpret_cast<const Node*>(value->expr);
+    int16 length = 0;
+    bool by_value = false;
+    get_typlenbyval(exprType(v), &length, &by_value);
+    if (!isnull) datum = datumCopy(datum, by_value, length);
+    return makeConst(exprType(v), exprTypmod(v), exprCollation(v), length, datum, isnull, by_value);
+}
+
+// A join of two trees of q's FROM, with its range table entry (its
+// columns described once the tree is whole).
+JoinExpr* new_join(Query* q, JoinType type, Node* left, Node* right, Node* quals) {
+    RangeTblEntry* rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_JOIN;
+    rte->jointype = type;
+    rte->eref = makeAlias("unnamed_join", NIL);
+    rte->inFromCl = true;
+    q->rtable = lappend(q->rtable, rte);
+    JoinExpr* join = makeNode(JoinExpr);
+    join->jointype = type;
+    join->larg = left;
+    join->rarg = right;
+    join->quals = quals;
+    join->rtindex = list_length(q->rtable);
+    return join;
+}
+
+// FROM <q's FROM items, cross-joined> LEFT JOIN <entry rti> ON <on>.
+void join_left(Query* q, int rti, Node* on) {
+    List* items = q->jointree->fromlist;
+    Node* left = static_cast<Node*>(linitial(items));
+    for (int i = 1; i < list_length(items); ++i)
+        left = reinterpret_cast<Node*>(new_join(q, JOIN_INNER, left, static_cast<Node*>(list_nth(items, i)), nullptr));
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = rti;
+    q->jointree->fromlist = list_make1(new_join(q, JOIN_LEFT, left, reinterpret_cast<Node*>(ref), on));
+    describe_joins(q, reinterpret_cast<Node*>(q->jointree));
+}
+
 const char* hint_correlated =
-    "A correlated scalar subquery is maintained where it aggregates, reads the outer query only in "
-    "equalities of its WHERE (inner = outer), is compared in a condition of WHERE, and is NULL over no "
-    "rows (min, max, sum, avg: not count).";
+    "A correlated scalar subquery is maintained where it aggregates and reads the outer query only in "
+    "equalities of its WHERE (inner = outer)";
 
 // The scalar subquery `link` of lv->q as a FROM item; returns what reads
 // its value.
@@ -163,18 +211,20 @@ Node* join_scalar(Level* lv, SubLink* link) {
     if (reads_outer_columns(sub))
         throw unsupported("scalar subqueries that read the outer query outside equalities of their WHERE",
                           hint_correlated);
-    const bool correlated = inner != NIL;
-    if (correlated) {
-        if (lv->conjunct == nullptr || !null_with(lv->conjunct, link))
-            throw unsupported("correlated scalar subqueries outside a comparison in WHERE", hint_correlated);
+    // Correlated, an outer row whose keys have no inner rows finds no row
+    // of the FROM item: where the value over no rows is NULL and a NULL
+    // rejects the row anyway, an inner join is exact; elsewhere a LEFT
+    // JOIN, that value standing in for the missing row's.
+    Const* empty = nullptr;
+    bool left_join = false;
+    if (inner != NIL) {
         if (reads_outer_query(sub))
             throw unsupported("correlated scalar subqueries over WITH queries of the outer query", hint_correlated);
-        // Its value where an outer row has no inner rows: checked to be NULL.
-        auto* probe = static_cast<Query*>(copyObjectImpl(sub));
-        probe->targetList = list_make1(copyObjectImpl(value));
-        probe->sortClause = NIL;
-        probe->jointree->quals = makeBoolConst(false, false);
-        *lv->probes = lappend(*lv->probes, probe);
+        empty = value_over_no_rows(sub, value);
+        left_join = !empty->constisnull || lv->conjunct == nullptr || !null_with(lv->conjunct, link);
+        if (left_join && !lv->top)
+            throw unsupported("correlated scalar subqueries inside subqueries, unless compared in WHERE and NULL over no rows",
+                              hint_correlated);
     }
 
     // SELECT <inner keys>, <value> FROM ... WHERE <the rest> GROUP BY <inner keys>
@@ -209,18 +259,43 @@ Node* join_scalar(Level* lv, SubLink* link) {
     q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
 
     int k = 0;
+    Var* first_key = nullptr;
     ListCell* ec;
     foreach (ec, equalities) {
         auto* eq = static_cast<OpExpr*>(lfirst(ec));
         Node* key = static_cast<Node*>(list_nth(inner, k));
         Var* read = makeVar(rti, static_cast<AttrNumber>(k + 1), exprType(key), exprTypmod(key), exprCollation(key), 0);
+        if (first_key == nullptr) first_key = read;
         Node* out = static_cast<Node*>(linitial(eq->args));
         eq->args = list_nth_int(inner_left, k) ? list_make2(read, out) : list_make2(out, read);
-        lv->joins = lappend(lv->joins, eq);
         ++k;
     }
     Node* v = reinterpret_cast<Node*>(value->expr);
-    return reinterpret_cast<Node*>(makeVar(rti, resno, exprType(v), exprTypmod(v), exprCollation(v), 0));
+    Var* read = makeVar(rti, resno, exprType(v), exprTypmod(v), exprCollation(v), 0);
+    if (!left_join) {
+        lv->joins = list_concat(lv->joins, equalities);
+        return reinterpret_cast<Node*>(read);
+    }
+    q->jointree->fromlist = list_delete_last(q->jointree->fromlist);
+    join_left(q, rti, and_of(equalities));
+    if (empty->constisnull) return reinterpret_cast<Node*>(read);
+    // CASE WHEN <key> IS NULL THEN <value over no rows> ELSE <value> END:
+    // a joined key is never NULL (it equals the outer one).
+    NullTest* missing = makeNode(NullTest);
+    missing->arg = reinterpret_cast<Expr*>(first_key);
+    missing->nulltesttype = IS_NULL;
+    missing->location = -1;
+    CaseWhen* when = makeNode(CaseWhen);
+    when->expr = reinterpret_cast<Expr*>(missing);
+    when->result = reinterpret_cast<Expr*>(empty);
+    when->location = -1;
+    CaseExpr* choice = makeNode(CaseExpr);
+    choice->casetype = read->vartype;
+    choice->casecollid = read->varcollid;
+    choice->args = list_make1(when);
+    choice->defresult = reinterpret_cast<Expr*>(read);
+    choice->location = -1;
+    return reinterpret_cast<Node*>(choice);
 }
 
 // An IN/EXISTS subquery that aggregates or is a set operation, as
@@ -262,14 +337,23 @@ bool aggregates(const Query* sub) {
 Node* rewrite_expression(Node* node, void* raw) {
     if (node == nullptr) return nullptr;
     auto* lv = static_cast<Level*>(raw);
+    if (IsA(node, Aggref)) {
+        ++lv->in_aggregate;
+        Node* done = expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(rewrite_expression), raw);
+        --lv->in_aggregate;
+        return done;
+    }
     if (!IsA(node, SubLink)) return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(rewrite_expression), raw);
     auto* link = reinterpret_cast<SubLink*>(node);
     if (link->subLinkType == EXPR_SUBLINK) {
         lv->changed = true;
         Node* read = join_scalar(lv, link);
-        if (lv->conjunct == nullptr && (lv->q->groupClause != NIL || lv->q->hasAggs)) {
+        // Read outside an aggregate by the select list or HAVING of an
+        // aggregating query: one more grouping key (one value per group).
+        if (lv->conjunct == nullptr && lv->in_aggregate == 0 && (lv->q->groupClause != NIL || lv->q->hasAggs)) {
             if (lv->q->groupClause == NIL)
-                throw unsupported("scalar subqueries in the select list or HAVING of an aggregate without GROUP BY");
+                throw unsupported("scalar subqueries outside aggregates in the select list or HAVING of an aggregate "
+                                  "without GROUP BY");
             lv->group_by = lappend(lv->group_by, read);
         }
         return read;
@@ -283,15 +367,14 @@ Node* rewrite_expression(Node* node, void* raw) {
         copy->subselect = reinterpret_cast<Node*>(read_as_from(sub));
         lv->changed = true;
     } else {
-        lv->changed |= rewrite_query(sub, lv->probes);
+        lv->changed |= rewrite_query(sub, false);
     }
     return reinterpret_cast<Node*>(copy);
 }
 
-bool rewrite_query(Query* q, List** probes) {
+bool rewrite_query(Query* q, bool top) {
     if (q->commandType != CMD_SELECT || q->jointree == nullptr || !q->hasSubLinks) return false;
-    Level lv{q};
-    lv.probes = probes;
+    Level lv{q, top};
     List* where = NIL;
     ListCell* lc;
     foreach (lc, conjuncts(q->jointree->quals)) {
@@ -319,17 +402,7 @@ bool rewrite_query(Query* q, List** probes) {
 }  // namespace
 
 bool join_subqueries(Query* q) {
-    List* probes = NIL;
-    if (!call([&] { return rewrite_query(q, &probes); })) return false;
-    ListCell* lc;
-    foreach (lc, probes) {
-        const std::string probe = query_text(static_cast<Query*>(lfirst(lc)));
-        const std::vector<spi::Row> rows = spi::query(probe);
-        if (!rows.empty() && !rows.front().empty() && rows.front().front().has_value())
-            throw unsupported("correlated scalar subqueries whose value over no rows is not NULL (such as count)",
-                              hint_correlated);
-    }
-    return true;
+    return call([&] { return rewrite_query(q, true); });
 }
 
 }  // namespace ivm::pg

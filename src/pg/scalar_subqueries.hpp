@@ -6,9 +6,10 @@
 //    place reads the item's value column.  Uncorrelated, the item has
 //    exactly one row (an aggregate without GROUP BY), so a cross join
 //    keeps every row, wherever the subquery stands.  Correlated, an outer
-//    row whose key has no inner rows finds no item row; that is exact only
-//    where the subquery's value over no rows is NULL and a NULL there
-//    rejects the row (a strict comparison in a condition of WHERE).
+//    row whose keys have no inner rows finds no item row: an inner join
+//    where the value over no rows is NULL and a NULL rejects the row
+//    anyway (a strict comparison in WHERE), else a LEFT JOIN with that
+//    value (count's 0) standing in.
 //  - an IN/EXISTS subquery that aggregates or is a set operation, and reads
 //    nothing of the outer query, reads it as a subquery in FROM instead.
 // The queries of IN/EXISTS subqueries are rewritten the same way.

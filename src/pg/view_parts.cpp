@@ -249,39 +249,6 @@ Node* remap(Node* node, void* raw) {
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(remap), raw);
 }
 
-// A join whose input was wrapped describes its columns afresh: its
-// inputs' columns, left then right (a USING join keeps its condition in
-// ON, which the parser put there too).
-void describe_joins(Query* q, Node* node) {
-    if (node == nullptr) return;
-    if (IsA(node, FromExpr)) {
-        ListCell* lc;
-        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist) describe_joins(q, static_cast<Node*>(lfirst(lc)));
-        return;
-    }
-    if (!IsA(node, JoinExpr)) return;
-    auto* join = reinterpret_cast<JoinExpr*>(node);
-    describe_joins(q, join->larg);
-    describe_joins(q, join->rarg);
-    auto input = [&](Node* side, List** names, List** vars) {
-        const int rti = IsA(side, RangeTblRef) ? reinterpret_cast<RangeTblRef*>(side)->rtindex
-                                               : reinterpret_cast<JoinExpr*>(side)->rtindex;
-        expandRTE(rt_fetch(rti, q->rtable), rti, 0, -1, false, names, vars);
-    };
-    List *left_names = NIL, *left_vars = NIL, *right_names = NIL, *right_vars = NIL;
-    input(join->larg, &left_names, &left_vars);
-    input(join->rarg, &right_names, &right_vars);
-    RangeTblEntry* rte = rt_fetch(join->rtindex, q->rtable);
-    rte->joinaliasvars = list_concat(list_copy(left_vars), right_vars);
-    rte->joinleftcols = rte->joinrightcols = NIL;
-    for (int i = 1; i <= list_length(left_vars); ++i) rte->joinleftcols = lappend_int(rte->joinleftcols, i);
-    for (int i = 1; i <= list_length(right_vars); ++i) rte->joinrightcols = lappend_int(rte->joinrightcols, i);
-    rte->joinmergedcols = 0;
-    rte->eref = makeAlias(rte->eref->aliasname, list_concat(list_copy(left_names), right_names));
-    join->usingClause = NIL;
-    join->join_using_alias = nullptr;
-}
-
 void wrap(Query* q, Node** slot) {
     Node* tree = *slot;
     Remap r;
@@ -405,6 +372,36 @@ void read_part(Query* q, const PartNeeded& part, Oid part_view) {
             if (strcmp(name, static_cast<CommonTableExpr*>(lfirst(c))->ctename) != 0) kept = lappend(kept, lfirst(c));
         q->cteList = kept;
     });
+}
+
+void describe_joins(Query* q, Node* node) {
+    if (node == nullptr) return;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist) describe_joins(q, static_cast<Node*>(lfirst(lc)));
+        return;
+    }
+    if (!IsA(node, JoinExpr)) return;
+    auto* join = reinterpret_cast<JoinExpr*>(node);
+    describe_joins(q, join->larg);
+    describe_joins(q, join->rarg);
+    auto input = [&](Node* side, List** names, List** vars) {
+        const int rti = IsA(side, RangeTblRef) ? reinterpret_cast<RangeTblRef*>(side)->rtindex
+                                               : reinterpret_cast<JoinExpr*>(side)->rtindex;
+        expandRTE(rt_fetch(rti, q->rtable), rti, 0, -1, false, names, vars);
+    };
+    List *left_names = NIL, *left_vars = NIL, *right_names = NIL, *right_vars = NIL;
+    input(join->larg, &left_names, &left_vars);
+    input(join->rarg, &right_names, &right_vars);
+    RangeTblEntry* rte = rt_fetch(join->rtindex, q->rtable);
+    rte->joinaliasvars = list_concat(list_copy(left_vars), right_vars);
+    rte->joinleftcols = rte->joinrightcols = NIL;
+    for (int i = 1; i <= list_length(left_vars); ++i) rte->joinleftcols = lappend_int(rte->joinleftcols, i);
+    for (int i = 1; i <= list_length(right_vars); ++i) rte->joinrightcols = lappend_int(rte->joinrightcols, i);
+    rte->joinmergedcols = 0;
+    rte->eref = makeAlias(rte->eref->aliasname, list_concat(list_copy(left_names), right_names));
+    join->usingClause = NIL;
+    join->join_using_alias = nullptr;
 }
 
 bool reads_outer_query(Query* sub) {

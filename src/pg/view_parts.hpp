@@ -34,6 +34,12 @@ std::vector<PartNeeded> parts_needed(Query* q);
 // read goes.
 void read_part(Query* q, const PartNeeded& part, Oid part_view);
 
+// The joins of the tree at `node` describe their columns afresh: their
+// inputs' columns, left then right (after an input changed; a USING join
+// keeps its condition in ON, which the parser put there too).  Runs
+// inside call().
+void describe_joins(Query* q, Node* node);
+
 // Whether a subquery reads columns of the queries around it (is
 // correlated), or their columns or WITH queries; an expression of a query,
 // columns of the queries around that query.
