@@ -132,6 +132,7 @@ run_tests() {
     suite "dump and restore (pg_dump, pg_restore, psql)" "$here/test/dump/run.sh"
     suite "extension upgrade (ALTER EXTENSION ivm UPDATE)" "$here/test/upgrade/run.sh"
     suite "differential tests" "$here/test/differential/run.sh"
+    suite "TPC-H queries as views under the refresh functions and updates" "$here/test/tpch/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
     # Correctness must not rest on the preload: the regression, isolation
     # and concurrency tests again on a cluster started without it.
@@ -140,6 +141,7 @@ run_tests() {
     suite "regression tests without shared_preload_libraries (those not reading ivm.stats)" \
         regression_tests ISOLATION= REGRESS="$(make -s -C "$here" regress-without-preload)"
     suite "isolation tests without shared_preload_libraries" isolation_tests
+    suite "TPC-H queries as views without shared_preload_libraries" "$here/test/tpch/run.sh"
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     echo
     echo "test suites: $passed passed, $failed failed ($((SECONDS - started)) s)"

@@ -40,6 +40,8 @@ SELECT ivm.create_view('weighted', 'SELECT sum(pay * (SELECT count(*) FROM site)
 SELECT definition FROM ivm.views WHERE name = 'dept_stats'::regclass;
 -- a WITH query read in FROM and by a scalar subquery (TPC-H Q15)
 SELECT ivm.create_view('richest', 'WITH totals AS (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) SELECT d.name, t.total FROM dept d, totals t WHERE t.dept = d.id AND t.total = (SELECT max(total) FROM totals)');
+-- a subquery in FROM with subqueries in its WHERE is a part (TPC-H Q22)
+SELECT ivm.create_view('idle_rich', 'SELECT dept, count(*) AS n FROM (SELECT e.dept, e.pay FROM emp e WHERE e.pay > (SELECT avg(pay) FROM emp) AND NOT EXISTS (SELECT 1 FROM emp x WHERE x.boss = e.id)) rich GROUP BY dept');
 SELECT name, part_of FROM ivm.views ORDER BY name::text;
 SELECT definition FROM ivm.views WHERE name = 'top_paid'::regclass;
 SELECT * FROM top_paid ORDER BY 1;

@@ -27,7 +27,7 @@ bool has_outer_join(Node* node) {
 }
 
 // Whether a subquery needs a part: it aggregates, is DISTINCT or a set
-// operation, has an outer join, or sits in a query with outer joins (a
+// operation, has subqueries in expressions, has an outer join, or sits in a query with outer joins (a
 // select-project-join one is expanded only among inner joins).  LIMIT and
 // the like are refused either way.
 bool needs_part(Query* sub, bool among_outer_joins) {
@@ -35,7 +35,7 @@ bool needs_part(Query* sub, bool among_outer_joins) {
         sub->hasWindowFuncs || sub->rowMarks != NIL || sub->hasRecursive)
         return false;
     return among_outer_joins || sub->hasAggs || sub->groupClause != NIL || sub->havingQual != nullptr ||
-           sub->distinctClause != NIL || sub->setOperations != nullptr ||
+           sub->distinctClause != NIL || sub->setOperations != nullptr || sub->hasSubLinks ||
            has_outer_join(reinterpret_cast<Node*>(sub->jointree));
 }
 
