@@ -599,7 +599,8 @@ std::string groups_of(const CountingView& view, const std::string& rows) {
 
 // Aggregate views: recompute the affected groups, then delete the stored
 // rows that changed and insert the new ones (a group that comes out the
-// same is left alone).
+// same is left alone).  A window partition's rows may repeat: they are
+// counted, and a row whose count changed is replaced.
 std::string aggregate_merge(const CountingView& view, const std::string& affected) {
     using tuples::Key;
     std::vector<Column> all = view.columns;
@@ -609,15 +610,21 @@ std::string aggregate_merge(const CountingView& view, const std::string& affecte
         return "EXISTS (SELECT 1 FROM __ivm_a WHERE " + tuples::same(view.group_keys, "__ivm_a", Key::Computed, q, k) + ")";
     };
     auto same_row = [&](const std::string& a, Key ka, const std::string& b, Key kb) {
-        return tuples::same(view.group_keys, a, ka, b, kb) + " AND " + tuples::equal(view.columns, a, b);
+        return tuples::same(view.group_keys, a, ka, b, kb) + " AND " + tuples::equal(view.columns, a, b) +
+               (view.windowed ? " AND " + a + ".__ivm_count" + sql::op("=") + b + ".__ivm_count" : "");
     };
-    return "WITH __ivm_a AS MATERIALIZED (" + affected + "), __ivm_n AS MATERIALIZED (SELECT __ivm_q.* FROM (" +
-           full_query(view) + ") __ivm_q WHERE " + in_affected("__ivm_q", Key::Computed) +
+    const std::string recomputed =
+        view.windowed ? "SELECT " + tuples::columns(all, "__ivm_q") + ", pg_catalog.count(*) AS __ivm_count FROM (" +
+                            full_query(view) + ") __ivm_q WHERE " + in_affected("__ivm_q", Key::Computed) +
+                            " GROUP BY " + sql::ordinals(all.size())
+                      : "SELECT __ivm_q.*, 1::bigint AS __ivm_count FROM (" + full_query(view) + ") __ivm_q WHERE " +
+                            in_affected("__ivm_q", Key::Computed);
+    return "WITH __ivm_a AS MATERIALIZED (" + affected + "), __ivm_n AS MATERIALIZED (" + recomputed +
            "), __ivm_del AS (DELETE FROM " + view.storage + " __ivm_s WHERE " +
            in_affected("__ivm_s", Key::Stored) + " AND NOT EXISTS (SELECT 1 FROM __ivm_n WHERE " +
            same_row("__ivm_s", Key::Stored, "__ivm_n", Key::Computed) + ") RETURNING 1), __ivm_ins AS (INSERT INTO " +
            view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + tuples::columns(all, "__ivm_n") +
-           ", 1" + key_value(view, "__ivm_n", tuples::Key::Computed) + " FROM __ivm_n WHERE NOT EXISTS (SELECT 1 FROM " + view.storage + " __ivm_s WHERE " +
+           ", __ivm_n.__ivm_count" + key_value(view, "__ivm_n", tuples::Key::Computed) + " FROM __ivm_n WHERE NOT EXISTS (SELECT 1 FROM " + view.storage + " __ivm_s WHERE " +
            same_row("__ivm_s", Key::Stored, "__ivm_n", Key::Computed) +
            ") RETURNING 1) " +
            report_select({"(SELECT pg_catalog.count(*) FROM __ivm_ins)", "(SELECT pg_catalog.count(*) FROM __ivm_del)",
@@ -1049,7 +1056,7 @@ std::string rebuild_statement(const CountingView& view) {
 }
 
 std::string row_count_query(const CountingView& view) {
-    if (view.distinct || view.aggregate) return "SELECT pg_catalog.count(*) FROM " + view.storage;
+    if (!view.repeats_rows()) return "SELECT pg_catalog.count(*) FROM " + view.storage;
     return "SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM " + view.storage;
 }
 
@@ -1098,8 +1105,7 @@ std::string user_view_ddl(const CountingView& view, const std::string& user_view
                " FROM ivm.unpopulated(" + sql::literal(user_view) + ")";
     }
     std::string from = view.storage + " __ivm_s";
-    if (!view.distinct && !view.aggregate)
-        from += " CROSS JOIN LATERAL ivm.copies(__ivm_s.__ivm_count) __ivm_n";
+    if (view.repeats_rows()) from += " CROSS JOIN LATERAL ivm.copies(__ivm_s.__ivm_count) __ivm_n";
     return create + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " + from;
 }
 

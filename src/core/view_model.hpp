@@ -141,6 +141,14 @@ struct CountingView {
     bool aggregate = false;
     std::vector<Column> group_keys;
     std::string full_template;
+    // Window functions: an aggregate view whose groups are the window
+    // partitions (the PARTITION BY keys every window shares; none: the
+    // whole view is one).  A partition's rows may repeat, so each stored
+    // row keeps how many times the view shows it.
+    bool windowed = false;
+    // Whether a stored row stands for __ivm_count rows of the view (else
+    // for one: DISTINCT and one row per group).
+    bool repeats_rows() const { return (!distinct && !aggregate) || windowed; }
 
     // Partial state: when every output column is a group key or count(*),
     // count(x), sum(x) or avg(x) over integers, min(x) or max(x) (with or

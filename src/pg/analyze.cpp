@@ -67,13 +67,13 @@ bool find_unsupported(Node* node, void* raw) {
 }
 
 // Statement-level clauses the counting engine does not handle (yet).
-void check_query_shape(const Query* q, bool recursive_cte_allowed = false) {
+void check_query_shape(const Query* q, bool recursive_cte_allowed = false, bool windows_allowed = false) {
     if (q->commandType != CMD_SELECT) throw unsupported("statements other than SELECT");
     if (q->cteList != NIL && !recursive_cte_allowed) throw unsupported(q->hasRecursive ? "WITH RECURSIVE" : "WITH");
     if (q->groupingSets != NIL) throw unsupported("GROUPING SETS, ROLLUP and CUBE");
     if ((q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr) && q->distinctClause != NIL)
         throw unsupported("DISTINCT with aggregation");
-    if (q->hasWindowFuncs) throw unsupported("window functions");
+    if (q->hasWindowFuncs && !windows_allowed) throw unsupported("window functions");
     if (q->hasTargetSRFs) throw unsupported("set-returning functions in the select list");
     if (q->limitCount != nullptr || q->limitOffset != nullptr) throw unsupported("LIMIT and OFFSET");
     if (q->rowMarks != NIL) throw unsupported("FOR UPDATE and FOR SHARE");
@@ -582,17 +582,10 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
     return arguments;
 }
 
-// An aggregate view: the group keys become hidden columns; the template
-// for deltas yields the group keys of the rows under the aggregation, and
-// the full template the whole query with the group keys appended.
-void describe_aggregation(Query* q, const char* cte, CountingView& model) {
+// The group keys of an aggregate view become its hidden columns
+// __ivm_gk<i>.
+void add_group_keys(const std::vector<Expr*>& keys, CountingView& model) {
     model.aggregate = true;
-    std::vector<Expr*> keys;
-    ListCell* lc;
-    foreach (lc, q->groupClause) {
-        auto* clause = static_cast<SortGroupClause*>(lfirst(lc));
-        keys.push_back(reinterpret_cast<Expr*>(call([&] { return get_sortgroupclause_expr(clause, q->targetList); })));
-    }
     for (std::size_t i = 0; i < keys.size(); ++i) {
         Node* expr = reinterpret_cast<Node*>(keys[i]);
         const ExprTyping t = typing_of(expr);
@@ -601,7 +594,14 @@ void describe_aggregation(Query* q, const char* cte, CountingView& model) {
         model.group_keys.push_back(std::move(c));
         mark_key_lead(model.group_keys, t.type);
     }
-    std::vector<Expr*> arguments = partial_state(q, keys, model);
+}
+
+// The templates of an aggregate view: the one for deltas yields the group
+// keys of the rows under the aggregation (and the aggregates' arguments
+// kept in partial state), the full one the whole query with the group
+// keys appended.
+void group_templates(Query* q, const std::vector<Expr*>& keys, const std::vector<Expr*>& arguments, const char* cte,
+                     CountingView& model) {
     Query* inner = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
     Query* full = call([&] { return static_cast<Query*>(copyObjectImpl(q)); });
     call([&] {
@@ -609,6 +609,8 @@ void describe_aggregation(Query* q, const char* cte, CountingView& model) {
         inner->groupClause = NIL;
         inner->havingQual = nullptr;
         inner->hasAggs = false;
+        inner->windowClause = NIL;
+        inner->hasWindowFuncs = false;
         int resno = list_length(full->targetList);
         for (std::size_t i = 0; i < keys.size(); ++i) {
             char* name = psprintf("__ivm_gk%d", static_cast<int>(i + 1));
@@ -628,6 +630,45 @@ void describe_aggregation(Query* q, const char* cte, CountingView& model) {
     });
     fill_templates(model.blocks.at(0), inner, cte);
     model.full_template = build_template(full, cte, false);
+}
+
+void describe_aggregation(Query* q, const char* cte, CountingView& model) {
+    std::vector<Expr*> keys;
+    ListCell* lc;
+    foreach (lc, q->groupClause) {
+        auto* clause = static_cast<SortGroupClause*>(lfirst(lc));
+        keys.push_back(reinterpret_cast<Expr*>(call([&] { return get_sortgroupclause_expr(clause, q->targetList); })));
+    }
+    add_group_keys(keys, model);
+    const std::vector<Expr*> arguments = partial_state(q, keys, model);
+    group_templates(q, keys, arguments, cte, model);
+}
+
+// A view with window functions is kept like an aggregate view whose groups
+// are the partitions: the PARTITION BY expressions all its windows share
+// (none: one partition, the whole view, recomputed on every change).
+void describe_windows(Query* q, const char* cte, CountingView& model) {
+    std::vector<Expr*> keys;
+    call([&] {
+        auto* first = static_cast<WindowClause*>(linitial(q->windowClause));
+        ListCell* lc;
+        foreach (lc, first->partitionClause) {
+            Node* key = get_sortgroupclause_expr(static_cast<SortGroupClause*>(lfirst(lc)), q->targetList);
+            bool shared = true;
+            ListCell* wc;
+            foreach (wc, q->windowClause) {
+                bool found = false;
+                ListCell* pc;
+                foreach (pc, static_cast<WindowClause*>(lfirst(wc))->partitionClause)
+                    found |= equal(key, get_sortgroupclause_expr(static_cast<SortGroupClause*>(lfirst(pc)), q->targetList));
+                shared &= found;
+            }
+            if (shared) keys.push_back(reinterpret_cast<Expr*>(key));
+        }
+    });
+    model.windowed = true;
+    add_group_keys(keys, model);
+    group_templates(q, keys, {}, cte, model);
 }
 
 }  // namespace
@@ -708,8 +749,7 @@ std::vector<Source> block_sources(const std::vector<Occurrence>& occurrences, An
             for (const Column& c : m.columns) source.columns.push_back(c.name);
             // (an aggregate view stores one row per group; its __ivm_count
             // may count the group's input rows)
-            if ((!m.distinct && !m.aggregate) || m.arms > 0)
-                source.multiplicity = "__ivm_count";
+            if (m.repeats_rows()) source.multiplicity = "__ivm_count";
             // One stored row per tuple, or per group (its keys are stored).
             source.row = m.columns;
             for (const Column& c : m.group_keys) {
@@ -779,7 +819,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         if (!cte->cterecursive) throw unsupported("WITH RECURSIVE items that do not recurse");
         analyze_recursive(cte, recursive_storage, out);
     }
-    check_query_shape(q, cte != nullptr);
+    check_query_shape(q, /*recursive_cte_allowed=*/cte != nullptr, /*windows_allowed=*/true);
     if (q->setOperations == nullptr) check_expressions(q);
     out.model.storage = storage;
     out.ignored_order_by = q->sortClause != NIL;
@@ -834,6 +874,10 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
     // A FULL JOIN makes the view a UNION ALL of the queries it stands for.
     const std::vector<Query*> halves = split_full_joins(q);
     const bool aggregation = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
+    if (q->hasWindowFuncs && (aggregation || q->distinctClause != NIL))
+        throw unsupported("window functions over aggregates or DISTINCT",
+                          "Aggregate in a subquery in FROM and compute the window functions over it.");
+    if (q->hasWindowFuncs && halves.size() > 1) throw unsupported("window functions over a FULL JOIN");
     for (Query* half : halves) {
         const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
         if (occurrences.empty()) throw unsupported("views without base tables");
@@ -842,6 +886,8 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         out.model.blocks.push_back(std::move(block));
         if (aggregation)
             describe_aggregation(q, cte_name, out.model);
+        else if (q->hasWindowFuncs)
+            describe_windows(q, cte_name, out.model);
         else
             fill_templates(out.model.blocks.back(), half, cte_name, &names);
         if (halves.size() == 1) {

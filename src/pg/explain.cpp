@@ -59,6 +59,10 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                         "over integers or numeric, min and max, so each group keeps its row count and per aggregate the count "
                         "and the sum or the extreme of its arguments (__ivm_n<k>, __ivm_s<k>, __ivm_x<k>), which a "
                         "change updates; a group whose min or max value goes is recomputed");
+    else if (model.windowed)
+        lines.push_back("algorithm: counting: the query is not recursive; it has window functions, so the view "
+                        "keeps its rows with their partition keys and a change recomputes the partitions whose "
+                        "input rows it touched");
     else if (model.aggregate)
         lines.push_back("algorithm: counting: the query is not recursive; it aggregates, so the view keeps "
                         "one row per group and a change recomputes the groups whose input rows it touched");
@@ -79,7 +83,8 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     std::vector<std::string> columns;
     for (const Column& c : model.columns) columns.push_back(c.name + " " + c.type);
     for (const Column& c : model.group_keys) columns.push_back(c.name + " " + c.type);
-    const char* shown = model.aggregate ? ", one row per group (group keys in __ivm_gk<i>)"
+    const char* shown = model.windowed  ? ", each tuple shown __ivm_count times (partition keys in __ivm_gk<i>)"
+                        : model.aggregate ? ", one row per group (group keys in __ivm_gk<i>)"
                         : model.distinct ? ", shown once per tuple (DISTINCT)"
                                          : ", each tuple shown __ivm_count times";
     lines.push_back("storage: " + model.storage + " (" + sql::join(columns, ", ") +

@@ -293,7 +293,7 @@ std::vector<std::optional<CountingView::Lookup>> lookup_bases(Query* q, const st
                                                                const std::vector<Source>& sources, std::size_t bases) {
     std::vector<std::optional<CountingView::Lookup>> lookups(bases);
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->hasSubLinks || q->hasTargetSRFs ||
-        q->setOperations != nullptr || reads_constant_relation(q))
+        q->hasWindowFuncs || q->setOperations != nullptr || reads_constant_relation(q))
         return lookups;
     for (const Occurrence& o : occurrences)
         if (o.owner != q || o.role != Source::Role::Linear) return lookups;
@@ -375,7 +375,8 @@ std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurren
                                const std::vector<Source>& sources, std::size_t bases) {
     std::vector<bool> keying(bases, false);
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->distinctClause != NIL ||
-        q->hasSubLinks || q->hasTargetSRFs || q->setOperations != nullptr || reads_constant_relation(q))
+        q->hasSubLinks || q->hasTargetSRFs || q->hasWindowFuncs || q->setOperations != nullptr ||
+        reads_constant_relation(q))
         return keying;
     // Every occurrence a table, joined in the block's own FROM list.
     std::vector<std::vector<UniqueKey>> keys;

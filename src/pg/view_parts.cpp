@@ -26,15 +26,15 @@ bool has_outer_join(Node* node) {
     return join->jointype != JOIN_INNER || has_outer_join(join->larg) || has_outer_join(join->rarg);
 }
 
-// Whether a subquery needs a part: it aggregates, is DISTINCT or a set
+// Whether a subquery needs a part: it aggregates, has window functions, is DISTINCT or a set
 // operation, has subqueries in expressions, has an outer join, or sits in a query with outer joins (a
 // select-project-join one is expanded only among inner joins).  LIMIT and
 // the like are refused either way.
 bool needs_part(Query* sub, bool among_outer_joins) {
     if (sub->commandType != CMD_SELECT || sub->limitCount != nullptr || sub->limitOffset != nullptr ||
-        sub->hasWindowFuncs || sub->rowMarks != NIL || sub->hasRecursive)
+        sub->rowMarks != NIL || sub->hasRecursive)
         return false;
-    return among_outer_joins || sub->hasAggs || sub->groupClause != NIL || sub->havingQual != nullptr ||
+    return among_outer_joins || sub->hasAggs || sub->hasWindowFuncs || sub->groupClause != NIL || sub->havingQual != nullptr ||
            sub->distinctClause != NIL || sub->setOperations != nullptr || sub->hasSubLinks ||
            has_outer_join(reinterpret_cast<Node*>(sub->jointree));
 }

@@ -215,7 +215,9 @@ void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
     else
         notice("view " + n.view + " is maintained by counting, as its query is not recursive" +
                (!a.model.partial.empty() ? "; its aggregates are kept from partial state per group"
-                : a.model.aggregate ? "; the groups a change touches are recomputed" : ""));
+                : a.model.windowed  ? "; the window partitions a change touches are recomputed"
+                : a.model.aggregate ? "; the groups a change touches are recomputed"
+                                    : ""));
     const CountingView& m = a.model;
     const bool keyed = !tuples::key(m.aggregate ? m.group_keys : m.columns, "").empty();
     if (new_storage)
