@@ -22,8 +22,9 @@ SELECT * FROM pay_rank ORDER BY team, pay DESC;
 SELECT * FROM team_top ORDER BY 1;
 
 CREATE FUNCTION check_all() RETURNS SETOF text LANGUAGE sql AS $$
-    SELECT name::text || ': ' || ivm_check(name) FROM ivm.views WHERE ivm_check(name) <> 'ok'
-    UNION ALL SELECT 'checked ' || count(*) || ' views' FROM ivm.views
+    WITH mine AS (SELECT name FROM ivm.views WHERE name::text ~ '^(pay_rank|team_totals|team_order|team_top|pay_steps)')
+    SELECT name::text || ': ' || ivm_check(name) FROM mine WHERE ivm_check(name) <> 'ok'
+    UNION ALL SELECT 'checked ' || count(*) || ' views' FROM mine
 $$;
 SELECT check_all();
 INSERT INTO staff VALUES (9, 10, 100), (10, 30, 200);

@@ -10,6 +10,11 @@
 namespace ivm::counting {
 namespace {
 
+// WITH <ctes> before a query; nothing for a block that reads no relation.
+std::string with_clause(const std::vector<std::string>& ctes) {
+    return ctes.empty() ? "" : "WITH " + sql::join(ctes, ", ") + " ";
+}
+
 // How one occurrence is read in a delta term.
 enum class State { Now, Before, Delta };
 
@@ -142,8 +147,8 @@ std::string term_query(const CountingView& view, const Block& block, const std::
         outputs = sql::join(out, ", ");
     }
     const std::string tag = view.arms == 0 ? "" : ", " + std::to_string(side) + " AS __ivm_side";
-    return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (WITH " +
-           sql::join(ctes, ", ") + " " + spj + ") __ivm_t";
+    return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (" + with_clause(ctes) +
+           spj + ") __ivm_t";
 }
 
 std::string arm_column(const std::string& prefix, int arm) { return prefix + std::to_string(arm + 1); }
@@ -274,7 +279,7 @@ std::string full_query(const CountingView& view) {
         }
         ctes.push_back(source_placeholder(k) + " AS (" + rows + ")");
     }
-    return "WITH " + sql::join(ctes, ", ") + " " + view.full_template;
+    return with_clause(ctes) + view.full_template;
 }
 
 using Kind = CountingView::Partial::Kind;

@@ -859,7 +859,6 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
             check_expressions(arm);
             for (Query* half : split_full_joins(arm)) {
                 const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
-                if (occurrences.empty()) throw unsupported("UNION arms without base tables");
                 Block block;
                 block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
                 fill_templates(block, half, cte_name, &names);
@@ -880,7 +879,6 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
     if (q->hasWindowFuncs && halves.size() > 1) throw unsupported("window functions over a FULL JOIN");
     for (Query* half : halves) {
         const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
-        if (occurrences.empty()) throw unsupported("views without base tables");
         Block block;
         block.sources = block_sources(occurrences, out, recursive_storage, recursive_storage_oid);
         out.model.blocks.push_back(std::move(block));

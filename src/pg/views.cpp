@@ -218,6 +218,9 @@ void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
                 : a.model.windowed  ? "; the window partitions a change touches are recomputed"
                 : a.model.aggregate ? "; the groups a change touches are recomputed"
                                     : ""));
+    if (a.model.bases.empty() && !a.recursion())
+        notice("view " + n.view + " reads no table: its rows are computed once and never change (a function in "
+               "FROM is immutable, so ivm takes it to return the same rows every time)");
     const CountingView& m = a.model;
     const bool keyed = !tuples::key(m.aggregate ? m.group_keys : m.columns, "").empty();
     if (new_storage)
