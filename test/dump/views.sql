@@ -24,5 +24,7 @@ SELECT ivm.create_view('idle_depts', 'SELECT d.id, d.name FROM dept d WHERE NOT 
 SELECT ivm.create_view('dept_pay', 'SELECT d.name, t.total FROM dept d JOIN (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) t ON t.dept = d.id');
 SELECT ivm.create_view('richest', 'WITH totals AS (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) SELECT d.name, t.total FROM dept d, totals t WHERE t.dept = d.id AND t.total = (SELECT max(total) FROM totals)');
 SELECT ivm.create_view('top_paid', 'SELECT e.id, e.dept FROM emp e WHERE e.pay = (SELECT max(x.pay) FROM emp x WHERE x.dept = e.dept)');
+SELECT ivm.create_view('constants', 'SELECT x, x * 2 AS y FROM generate_series(1, 3) x');
+SELECT ivm.create_view('ranked', 'SELECT dept, pay, rank() OVER (PARTITION BY dept ORDER BY pay DESC) AS r FROM emp');
 SELECT ivm.create_view('emp_depts', 'SELECT e.id, d.name FROM emp e FULL JOIN dept d ON e.dept = d.id');
 SELECT ivm.refresh_view('paused', false);
