@@ -40,6 +40,9 @@ SELECT ivm.create_view('weighted', 'SELECT sum(pay * (SELECT count(*) FROM site)
 SELECT definition FROM ivm.views WHERE name = 'dept_stats'::regclass;
 -- a WITH query read in FROM and by a scalar subquery (TPC-H Q15)
 SELECT ivm.create_view('richest', 'WITH totals AS (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) SELECT d.name, t.total FROM dept d, totals t WHERE t.dept = d.id AND t.total = (SELECT max(total) FROM totals)');
+-- in the ON of an inner join (moved into WHERE, where it means the same); EXISTS there too
+SELECT ivm.create_view('paid_on', 'SELECT e.id, d.name FROM emp e JOIN dept d ON d.id = e.dept AND e.pay > (SELECT avg(pay) FROM emp)');
+SELECT ivm.create_view('peers_on', 'SELECT e.id, d.name FROM emp e JOIN dept d ON d.id = e.dept AND EXISTS (SELECT 1 FROM emp x WHERE x.dept = d.id AND x.id <> e.id)');
 -- a subquery in FROM with subqueries in its WHERE is a part (TPC-H Q22)
 SELECT ivm.create_view('idle_rich', 'SELECT dept, count(*) AS n FROM (SELECT e.dept, e.pay FROM emp e WHERE e.pay > (SELECT avg(pay) FROM emp) AND NOT EXISTS (SELECT 1 FROM emp x WHERE x.boss = e.id)) rich GROUP BY dept');
 SELECT name, part_of FROM ivm.views ORDER BY name::text;
@@ -94,6 +97,7 @@ SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT max(pay) FROM emp GROUP 
 SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id)$$);
 SELECT refused($$SELECT sum(pay) - (SELECT min(pay) FROM emp) AS spread FROM emp$$);
 SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT dept FROM emp e WHERE e.boss = d.id GROUP BY dept)$$);
+SELECT refused($$SELECT e.id, d.name FROM emp e LEFT JOIN dept d ON d.id = e.dept AND e.pay > (SELECT avg(pay) FROM emp)$$);
 -- nothing of a refused definition stays
 SELECT count(*) FROM pg_class WHERE relname LIKE 'x%';
 DROP FUNCTION check_all();

@@ -372,9 +372,37 @@ Node* rewrite_expression(Node* node, void* raw) {
     return reinterpret_cast<Node*>(copy);
 }
 
+// The conditions with subqueries of the inner joins not under an outer
+// join's nullable side, moved into WHERE (where they mean the same).
+bool lift_join_conditions(Node* node, List** where) {
+    if (node == nullptr) return false;
+    bool moved = false;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            moved |= lift_join_conditions(static_cast<Node*>(lfirst(lc)), where);
+        return moved;
+    }
+    if (!IsA(node, JoinExpr)) return false;
+    auto* join = reinterpret_cast<JoinExpr*>(node);
+    if (join->jointype == JOIN_LEFT || join->jointype == JOIN_INNER) moved |= lift_join_conditions(join->larg, where);
+    if (join->jointype == JOIN_RIGHT || join->jointype == JOIN_INNER) moved |= lift_join_conditions(join->rarg, where);
+    if (join->jointype == JOIN_INNER && join->quals != nullptr && checkExprHasSubLink(join->quals)) {
+        *where = list_concat(*where, conjuncts(join->quals));
+        join->quals = nullptr;
+        moved = true;
+    }
+    return moved;
+}
+
 bool rewrite_query(Query* q, bool top) {
     if (q->commandType != CMD_SELECT || q->jointree == nullptr || !q->hasSubLinks) return false;
     Level lv{q, top};
+    List* lifted = NIL;
+    if (lift_join_conditions(reinterpret_cast<Node*>(q->jointree), &lifted)) {
+        q->jointree->quals = and_of(list_concat(conjuncts(q->jointree->quals), lifted));
+        lv.changed = true;
+    }
     List* where = NIL;
     ListCell* lc;
     foreach (lc, conjuncts(q->jointree->quals)) {
