@@ -54,15 +54,15 @@ bool null_with(Node* expr, const SubLink* link) {
     return false;
 }
 
-// Whether an expression of a subquery reads columns of its outer query
-// only (one level up), and nothing that varies per row of its own.
-bool only_outer_columns(Node* node, void*) {
+// Whether an expression of a subquery reads anything but columns of its
+// outer query (one level up): its own columns, aggregates, subqueries.
+bool reads_not_only_outer(Node* node, void*) {
     if (node == nullptr) return false;
     if (IsA(node, Var)) return reinterpret_cast<Var*>(node)->varlevelsup != 1;
     if (IsA(node, Aggref) || IsA(node, GroupingFunc) || IsA(node, PlaceHolderVar) || IsA(node, SubLink) ||
         IsA(node, Param))
         return true;
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(only_outer_columns), nullptr);
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_not_only_outer), nullptr);
 }
 
 // A condition `inner = outer` (either way round) with a btree equality,
@@ -77,8 +77,8 @@ bool correlation(Node* conjunct, Node** inner, Node** outer, bool* inner_left) {
     for (const bool l : {true, false}) {
         Node* in = l ? left : right;
         Node* out = l ? right : left;
-        if (only_outer_columns(out, nullptr) || contain_volatile_functions(out)) continue;
-        if (checkExprHasSubLink(in) || contain_volatile_functions(in) || contain_vars_of_level(in, 1)) continue;
+        if (reads_not_only_outer(out, nullptr) || contain_volatile_functions(out)) continue;
+        if (checkExprHasSubLink(in) || contain_volatile_functions(in) || expression_reads_outer(in)) continue;
         *inner = in;
         *outer = out;
         *inner_left = l;
@@ -166,6 +166,90 @@ const char* hint_correlated =
     "A correlated scalar subquery is maintained where it aggregates and reads the outer query only in "
     "equalities of its WHERE (inner = outer)";
 
+// The conditions of a scalar subquery's WHERE split: those reading only
+// its own rows, and its correlations with the outer query, `inner = outer`.
+struct Correlations {
+    List* kept = NIL;
+    List* inner = NIL;       // the inner sides: the grouping keys
+    List* equalities = NIL;  // of OpExpr, only the outer side in args yet (moved up a level)
+    List* inner_left = NIL;  // of int: whether the inner side is the left one
+};
+Correlations correlations_of(Query* sub) {
+    Correlations c;
+    ListCell* lc;
+    foreach (lc, conjuncts(sub->jointree->quals)) {
+        Node* condition = static_cast<Node*>(lfirst(lc));
+        if (!expression_reads_outer(condition)) {
+            c.kept = lappend(c.kept, condition);
+            continue;
+        }
+        Node *in = nullptr, *out = nullptr;
+        bool left = false;
+        if (!correlation(condition, &in, &out, &left))
+            throw unsupported("scalar subqueries correlated other than by equalities of their WHERE", hint_correlated);
+        out = static_cast<Node*>(copyObjectImpl(out));
+        IncrementVarSublevelsUp(out, -1, 0);
+        auto* eq = static_cast<OpExpr*>(copyObjectImpl(condition));
+        eq->args = list_make1(out);
+        c.inner = lappend(c.inner, in);
+        c.equalities = lappend(c.equalities, eq);
+        c.inner_left = lappend_int(c.inner_left, left ? 1 : 0);
+    }
+    return c;
+}
+
+// Makes sub (its WHERE the kept conditions) `SELECT <inner keys>, <value>
+// ... GROUP BY <inner keys>` and adds it to q's range table (not yet to
+// its FROM); returns its index.
+int add_grouped(Query* q, Query* sub, const Correlations& c, const TargetEntry* value) {
+    List* targets = NIL;
+    List* names = NIL;
+    AttrNumber resno = 0;
+    sub->groupClause = NIL;
+    ListCell* lc;
+    foreach (lc, c.inner) {
+        auto* key = static_cast<Expr*>(lfirst(lc));
+        ++resno;
+        TargetEntry* te = makeTargetEntry(key, resno, psprintf("key_%d", resno), false);
+        te->ressortgroupref = static_cast<Index>(resno);
+        targets = lappend(targets, te);
+        names = lappend(names, makeString(te->resname));
+        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
+    }
+    targets = lappend(targets, makeTargetEntry(value->expr, ++resno, pstrdup("value"), false));
+    names = lappend(names, makeString(pstrdup("value")));
+    sub->targetList = targets;
+    sub->sortClause = NIL;
+    RangeTblEntry* rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_SUBQUERY;
+    rte->subquery = sub;
+    rte->alias = makeAlias(psprintf("scalar_%d", list_length(q->rtable) + 1), NIL);
+    rte->eref = makeAlias(rte->alias->aliasname, names);
+    rte->inFromCl = true;
+    q->rtable = lappend(q->rtable, rte);
+    return list_length(q->rtable);
+}
+
+// CASE WHEN <key> IS NULL THEN <empty> ELSE <value> END: a joined key is
+// never NULL (it equals the outer one).
+Node* or_when_missing(Var* key, Var* value, Const* empty) {
+    NullTest* missing = makeNode(NullTest);
+    missing->arg = reinterpret_cast<Expr*>(key);
+    missing->nulltesttype = IS_NULL;
+    missing->location = -1;
+    CaseWhen* when = makeNode(CaseWhen);
+    when->expr = reinterpret_cast<Expr*>(missing);
+    when->result = reinterpret_cast<Expr*>(empty);
+    when->location = -1;
+    CaseExpr* choice = makeNode(CaseExpr);
+    choice->casetype = value->vartype;
+    choice->casecollid = value->varcollid;
+    choice->args = list_make1(when);
+    choice->defresult = reinterpret_cast<Expr*>(value);
+    choice->location = -1;
+    return reinterpret_cast<Node*>(choice);
+}
+
 // The scalar subquery `link` of lv->q as a FROM item; returns what reads
 // its value.
 Node* join_scalar(Level* lv, SubLink* link) {
@@ -183,31 +267,8 @@ Node* join_scalar(Level* lv, SubLink* link) {
     foreach (lc, sub->targetList)
         if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk && value == nullptr)
             value = static_cast<TargetEntry*>(lfirst(lc));
-
-    // The correlations: inner sides become the grouping keys.
-    List* kept = NIL;
-    List* inner = NIL;
-    List* equalities = NIL;  // of OpExpr, the outer side moved up a level
-    List* inner_left = NIL;  // of int
-    foreach (lc, conjuncts(sub->jointree->quals)) {
-        Node* c = static_cast<Node*>(lfirst(lc));
-        if (!expression_reads_outer(c)) {
-            kept = lappend(kept, c);
-            continue;
-        }
-        Node *in = nullptr, *out = nullptr;
-        bool left = false;
-        if (!correlation(c, &in, &out, &left))
-            throw unsupported("scalar subqueries correlated other than by equalities of their WHERE", hint_correlated);
-        out = static_cast<Node*>(copyObjectImpl(out));
-        IncrementVarSublevelsUp(out, -1, 0);
-        auto* eq = static_cast<OpExpr*>(copyObjectImpl(c));
-        eq->args = list_make1(out);
-        inner = lappend(inner, in);
-        equalities = lappend(equalities, eq);
-        inner_left = lappend_int(inner_left, left ? 1 : 0);
-    }
-    sub->jointree->quals = and_of(kept);
+    const Correlations c = correlations_of(sub);
+    sub->jointree->quals = and_of(c.kept);
     if (reads_outer_columns(sub))
         throw unsupported("scalar subqueries that read the outer query outside equalities of their WHERE",
                           hint_correlated);
@@ -217,7 +278,7 @@ Node* join_scalar(Level* lv, SubLink* link) {
     // JOIN, that value standing in for the missing row's.
     Const* empty = nullptr;
     bool left_join = false;
-    if (inner != NIL) {
+    if (c.inner != NIL) {
         if (reads_outer_query(sub))
             throw unsupported("correlated scalar subqueries over WITH queries of the outer query", hint_correlated);
         empty = value_over_no_rows(sub, value);
@@ -226,76 +287,34 @@ Node* join_scalar(Level* lv, SubLink* link) {
             throw unsupported("correlated scalar subqueries inside subqueries, unless compared in WHERE and NULL over no rows",
                               hint_correlated);
     }
+    Node* v = reinterpret_cast<Node*>(value->expr);
+    const Oid type = exprType(v);
+    const int32 typmod = exprTypmod(v);
+    const Oid collation = exprCollation(v);
+    const int rti = add_grouped(q, sub, c, value);
 
-    // SELECT <inner keys>, <value> FROM ... WHERE <the rest> GROUP BY <inner keys>
-    List* targets = NIL;
-    List* names = NIL;
-    AttrNumber resno = 0;
-    sub->groupClause = NIL;
-    foreach (lc, inner) {
-        auto* key = static_cast<Expr*>(lfirst(lc));
-        ++resno;
-        TargetEntry* te = makeTargetEntry(key, resno, psprintf("key_%d", resno), false);
-        te->ressortgroupref = static_cast<Index>(resno);
-        targets = lappend(targets, te);
-        names = lappend(names, makeString(te->resname));
-        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
-    }
-    targets = lappend(targets, makeTargetEntry(value->expr, ++resno, pstrdup("value"), false));
-    names = lappend(names, makeString(pstrdup("value")));
-    sub->targetList = targets;
-    sub->sortClause = NIL;
-
-    RangeTblEntry* rte = makeNode(RangeTblEntry);
-    rte->rtekind = RTE_SUBQUERY;
-    rte->subquery = sub;
-    rte->alias = makeAlias(psprintf("scalar_%d", list_length(q->rtable) + 1), NIL);
-    rte->eref = makeAlias(rte->alias->aliasname, names);
-    rte->inFromCl = true;
-    q->rtable = lappend(q->rtable, rte);
-    const int rti = list_length(q->rtable);
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = rti;
-    q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
-
-    int k = 0;
+    // The equalities, the inner side now read from the item.
     Var* first_key = nullptr;
-    ListCell* ec;
-    foreach (ec, equalities) {
-        auto* eq = static_cast<OpExpr*>(lfirst(ec));
-        Node* key = static_cast<Node*>(list_nth(inner, k));
+    int k = 0;
+    foreach (lc, c.equalities) {
+        auto* eq = static_cast<OpExpr*>(lfirst(lc));
+        Node* key = static_cast<Node*>(list_nth(c.inner, k));
         Var* read = makeVar(rti, static_cast<AttrNumber>(k + 1), exprType(key), exprTypmod(key), exprCollation(key), 0);
         if (first_key == nullptr) first_key = read;
         Node* out = static_cast<Node*>(linitial(eq->args));
-        eq->args = list_nth_int(inner_left, k) ? list_make2(read, out) : list_make2(out, read);
+        eq->args = list_nth_int(c.inner_left, k) ? list_make2(read, out) : list_make2(out, read);
         ++k;
     }
-    Node* v = reinterpret_cast<Node*>(value->expr);
-    Var* read = makeVar(rti, resno, exprType(v), exprTypmod(v), exprCollation(v), 0);
+    Var* read = makeVar(rti, static_cast<AttrNumber>(k + 1), type, typmod, collation, 0);
     if (!left_join) {
-        lv->joins = list_concat(lv->joins, equalities);
+        RangeTblRef* ref = makeNode(RangeTblRef);
+        ref->rtindex = rti;
+        q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
+        lv->joins = list_concat(lv->joins, c.equalities);
         return reinterpret_cast<Node*>(read);
     }
-    q->jointree->fromlist = list_delete_last(q->jointree->fromlist);
-    join_left(q, rti, and_of(equalities));
-    if (empty->constisnull) return reinterpret_cast<Node*>(read);
-    // CASE WHEN <key> IS NULL THEN <value over no rows> ELSE <value> END:
-    // a joined key is never NULL (it equals the outer one).
-    NullTest* missing = makeNode(NullTest);
-    missing->arg = reinterpret_cast<Expr*>(first_key);
-    missing->nulltesttype = IS_NULL;
-    missing->location = -1;
-    CaseWhen* when = makeNode(CaseWhen);
-    when->expr = reinterpret_cast<Expr*>(missing);
-    when->result = reinterpret_cast<Expr*>(empty);
-    when->location = -1;
-    CaseExpr* choice = makeNode(CaseExpr);
-    choice->casetype = read->vartype;
-    choice->casecollid = read->varcollid;
-    choice->args = list_make1(when);
-    choice->defresult = reinterpret_cast<Expr*>(read);
-    choice->location = -1;
-    return reinterpret_cast<Node*>(choice);
+    join_left(q, rti, and_of(c.equalities));
+    return empty->constisnull ? reinterpret_cast<Node*>(read) : or_when_missing(first_key, read, empty);
 }
 
 // An IN/EXISTS subquery that aggregates or is a set operation, as
