@@ -44,7 +44,8 @@ using Role = Source::Role;
 // whose arms read one relation each, so the planner can push a subquery's
 // correlation down into both (an index scan per outer row); the inserted
 // rows are looked up in a hash, their columns in one-element arrays, whose
-// equality is the element type's and takes NULLs as equal.  (OFFSET 0 keeps
+// equality is the element type's and takes NULLs as equal (a column
+// without equality, its text's).  (OFFSET 0 keeps
 // the deleted rows a subquery, which a parameterized plan can rescan; a
 // transition table scan cannot be.)
 std::string rows_before(const Source& source, const std::string& now, const std::string& inserted,
@@ -53,7 +54,9 @@ std::string rows_before(const Source& source, const std::string& now, const std:
     const std::string count = source.multiplicity.empty() ? "1::bigint" : "__ivm_r." + source.multiplicity;
     const std::string cols = tuples::columns(row, "__ivm_r");
     auto arrays = [&](const std::string& q) {
-        return sql::join_mapped<Column>(row, ", ", [&](const Column& c) { return "ARRAY[" + q + "." + c.name + "]"; });
+        return sql::join_mapped<Column>(row, ", ", [&](const Column& c) {
+            return "ARRAY[" + (c.image ? tuples::image(q + "." + c.name) : q + "." + c.name) + "]";
+        });
     };
     std::string removed = (row.size() > 1 ? "ROW(" + arrays("__ivm_r") + ")" : arrays("__ivm_r")) + " IN (SELECT " +
                           arrays("__ivm_i") + " FROM " + inserted + " __ivm_i)";
@@ -162,8 +165,8 @@ std::string netted_sides(const CountingView& view, const std::string& tagged_uni
         sums.push_back(sum + " AS " + arm_column("__ivm_d", a));
         nonzero.push_back(sum + sql::op("<>") + "0");
     }
-    return "SELECT " + output_columns(view, "") + ", " + sql::join(sums, ", ") + " FROM (" + tagged_union +
-           ") __ivm_u GROUP BY " + sql::ordinals(view.columns.size()) + " HAVING " + sql::join(nonzero, " OR ");
+    return "SELECT " + tuples::grouped_columns(view.columns) + ", " + sql::join(sums, ", ") + " FROM (" + tagged_union +
+           ") __ivm_u GROUP BY " + tuples::group_by(view.columns) + " HAVING " + sql::join(nonzero, " OR ");
 }
 
 // How many times the tree shows a tuple whose count in arm i is the
@@ -619,9 +622,9 @@ std::string aggregate_merge(const CountingView& view, const std::string& affecte
                (view.windowed ? " AND " + a + ".__ivm_count" + sql::op("=") + b + ".__ivm_count" : "");
     };
     const std::string recomputed =
-        view.windowed ? "SELECT " + tuples::columns(all, "__ivm_q") + ", pg_catalog.count(*) AS __ivm_count FROM (" +
+        view.windowed ? "SELECT " + tuples::grouped_columns(all) + ", pg_catalog.count(*) AS __ivm_count FROM (" +
                             full_query(view) + ") __ivm_q WHERE " + in_affected("__ivm_q", Key::Computed) +
-                            " GROUP BY " + sql::ordinals(all.size())
+                            " GROUP BY " + tuples::group_by(all)
                       : "SELECT __ivm_q.*, 1::bigint AS __ivm_count FROM (" + full_query(view) + ") __ivm_q WHERE " +
                             in_affected("__ivm_q", Key::Computed);
     return "WITH __ivm_a AS MATERIALIZED (" + affected + "), __ivm_n AS MATERIALIZED (" + recomputed +
@@ -639,9 +642,9 @@ std::string aggregate_merge(const CountingView& view, const std::string& affecte
 
 // Sum the counts per tuple; tuples whose changes cancel out disappear.
 std::string netted(const CountingView& view, const std::string& counted_union) {
-    return "SELECT " + output_columns(view, "") +
+    return "SELECT " + tuples::grouped_columns(view.columns) +
            ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + counted_union +
-           ") __ivm_u GROUP BY " + sql::ordinals(view.columns.size()) +
+           ") __ivm_u GROUP BY " + tuples::group_by(view.columns) +
            " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
 }
 

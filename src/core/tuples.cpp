@@ -34,9 +34,29 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
            "16777215))";
 }
 
+std::string image(const std::string& value) {
+    return "(CAST(" + value + " AS pg_catalog.text) COLLATE pg_catalog.\"C\")";
+}
+
+std::string grouped_columns(const std::vector<Column>& cols) {
+    return sql::join_mapped<Column>(cols, ", ", [&](const Column& c) {
+        return c.image ? "CAST(pg_catalog.min" + image(c.name) + " AS " + c.type + ") AS " + c.name : c.name;
+    });
+}
+
+std::string group_by(const std::vector<Column>& cols) {
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i < cols.size(); ++i) items.push_back(cols[i].image ? image(cols[i].name) : std::to_string(i + 1));
+    return sql::join(items, ", ");
+}
+
 std::string equal(const std::vector<Column>& cols, const std::string& a, const std::string& b) {
     std::vector<std::string> conditions;
     for (const Column& c : cols) {
+        if (c.image) {
+            conditions.push_back(image(a + "." + c.name) + " IS NOT DISTINCT FROM " + image(b + "." + c.name));
+            continue;
+        }
         const std::string x = a + "." + c.name, y = b + "." + c.name;
         // A column that is never NULL gets the plain form, which indexes serve.
         if (c.not_null)

@@ -12,6 +12,16 @@ namespace ivm::tuples {
 // "q.a, q.b" (or "a, b" without qualifier).
 std::string columns(const std::vector<Column>& cols, const std::string& qualifier);
 
+// A value as its text in the "C" collation: how values of a type without
+// equality are told apart (Column::image).
+std::string image(const std::string& value);
+
+// Grouping rows by the columns (the first items of the select list): the
+// select list's items, and the GROUP BY list (ordinals; a column without
+// equality by its text, read back as its type).
+std::string grouped_columns(const std::vector<Column>& cols);
+std::string group_by(const std::vector<Column>& cols);
+
 // The key of a tuple: hash_record_extended over its hashable columns
 // (those marked hashed), led
 // (in the high bits) by the value of the column marked leads_key if any;

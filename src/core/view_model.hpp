@@ -13,7 +13,10 @@ namespace ivm {
 // One output column of the view.
 struct Column {
     std::string name;      // quoted identifier
-    std::string equality;  // qualified operator, e.g. OPERATOR(pg_catalog.=)
+    std::string equality;  // qualified operator, e.g. OPERATOR(pg_catalog.=); empty for an image column
+    // No equality operator (json, point, xml): values are told apart and
+    // grouped by their text, as netting tells rows apart (tuples::image).
+    bool image = false;
     bool hashable = true;  // has a hash function, so it is part of the storage key
     std::string type;      // SQL type with typmod and collation, e.g. varchar(10) COLLATE "C"
     bool not_null = false; // never NULL (a base column declared NOT NULL): plain = matches it

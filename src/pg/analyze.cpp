@@ -103,16 +103,12 @@ void check_expressions(Query* q) {
     throw unsupported(finding.construct);
 }
 
-std::string equality_operator(Oid type, const char* column) {
-    TypeCacheEntry* tc = call([&] {
-        return lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_EXTENDED_PROC);
-    });
-    if (!OidIsValid(tc->eq_opr)) {
-        const char* tname = call([&] { return format_type_be(type); });
-        throw unsupported(std::string("the column \"") + column + "\" of type " + tname +
-                          ", which has no equality operator");
-    }
-    return qualified_operator(tc->eq_opr);
+// How a column's values are matched: by the type's equality, or, for a
+// type without one (json, point, xml), by their text (Column::image).
+void set_equality(Column& c, Oid type) {
+    TypeCacheEntry* tc = call([&] { return lookup_type_cache(type, TYPECACHE_EQ_OPR); });
+    c.image = !OidIsValid(tc->eq_opr);
+    c.equality = c.image ? "" : qualified_operator(tc->eq_opr);
 }
 
 // A type as SQL, schema-qualified, with typmod and collation.
@@ -368,7 +364,7 @@ Column make_column(const char* name, Oid type, int32 typmod, Oid collation, bool
         throw Error(sqlstate::duplicate_column, std::string("column name \"") + name + "\" is reserved by ivm");
     Column column;
     column.name = call([&] { return quote_identifier(name); });
-    column.equality = equality_operator(type, name);
+    set_equality(column, type);
     column.hashable = hashable(type);
     column.type = sql_type(type, typmod, collation);
     return column;
@@ -714,7 +710,7 @@ void describe_rows(const Occurrence& o, Oid relid, Source& source) {
         if (name == nullptr) continue;
         Column c;
         c.name = call([&] { return quote_identifier(name); });
-        c.equality = equality_operator(type, name);
+        set_equality(c, type);
         c.not_null = not_null;
         source.columns.push_back(c.name);
         source.row.push_back(std::move(c));
