@@ -125,9 +125,30 @@ SELECT ivm_check('d_except'), ivm_check('d_union_all'), ivm_check('d_union');
 SELECT ivm.drop_view('d_except'), ivm.drop_view('d_union_all'), ivm.drop_view('d_union');
 DROP TABLE dr, dt;
 
+-- arms that aggregate, have window functions or scalar subqueries: each
+-- such arm reads a part
+CREATE TABLE ar (a int, b int);
+CREATE TABLE as2 (b int, d int);
+INSERT INTO ar SELECT i % 5, i % 3 FROM generate_series(1, 20) i;
+INSERT INTO as2 SELECT i % 4, i FROM generate_series(1, 10) i;
+SELECT ivm.create_view('arm_counts', 'SELECT a, count(*) AS n FROM ar GROUP BY a UNION ALL SELECT b, sum(d) FROM as2 GROUP BY b');
+SELECT ivm.create_view('arm_except', 'SELECT b FROM as2 EXCEPT SELECT a FROM ar GROUP BY a HAVING count(*) > 4');
+SELECT ivm.create_view('arm_intersect', 'SELECT a, b FROM ar INTERSECT ALL SELECT b, max(d) FROM as2 GROUP BY b');
+SELECT ivm.create_view('arm_scalar', 'SELECT a FROM ar WHERE b > (SELECT avg(b) FROM as2) UNION SELECT d FROM as2');
+SELECT ivm.create_view('arm_window', 'SELECT a, rank() OVER (PARTITION BY b ORDER BY a) AS k FROM ar UNION ALL SELECT b, d FROM as2');
+SELECT name, part_of FROM ivm.views WHERE name::text LIKE 'arm\_%' ORDER BY 1;
+INSERT INTO ar VALUES (1, 1), (7, 2);
+DELETE FROM as2 WHERE d < 3;
+UPDATE ar SET a = a + 1 WHERE b = 0;
+SELECT ivm_check('arm_counts'), ivm_check('arm_except'), ivm_check('arm_intersect'), ivm_check('arm_scalar'), ivm_check('arm_window');
+DELETE FROM ar;
+SELECT ivm_check('arm_counts'), ivm_check('arm_except'), ivm_check('arm_intersect'), ivm_check('arm_scalar'), ivm_check('arm_window');
+SELECT ivm.drop_view(name::text) FROM ivm.views WHERE name::text LIKE 'arm\_%' AND part_of IS NULL;
+DROP TABLE ar, as2;
+
 -- refused
-SELECT refused($$SELECT x FROM a UNION ALL SELECT count(*) FROM b$$);
 SELECT refused($$SELECT x FROM a UNION ALL SELECT x FROM b LIMIT 2$$);
+SELECT refused($$SELECT x FROM a UNION ALL (SELECT x FROM b ORDER BY x LIMIT 2)$$);
 
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 DROP TABLE a, b, c, edge;

@@ -449,7 +449,27 @@ bool rewrite_query(Query* q, bool top) {
 }  // namespace
 
 bool join_subqueries(Query* q) {
-    return call([&] { return rewrite_query(q, true); });
+    return call([&] {
+        if (q->setOperations == nullptr) return rewrite_query(q, true);
+        // The arms of a set operation: one that aggregates, has windows or
+        // is a set operation of its own reads its query as a subquery in
+        // FROM; the others are rewritten as queries of their own.
+        bool changed = false;
+        ListCell* lc;
+        foreach (lc, q->rtable) {
+            auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
+            if (rte->rtekind != RTE_SUBQUERY || rte->subquery == nullptr) continue;
+            Query* arm = rte->subquery;
+            if (arm->commandType == CMD_SELECT && (aggregates(arm) || arm->hasWindowFuncs) &&
+                arm->limitCount == nullptr && arm->limitOffset == nullptr) {
+                rte->subquery = read_as_from(arm);
+                changed = true;
+            } else {
+                changed |= rewrite_query(arm, true);
+            }
+        }
+        return changed;
+    });
 }
 
 }  // namespace ivm::pg

@@ -332,13 +332,21 @@ bool wrap_join_trees(Query* q) {
 
 std::vector<PartNeeded> parts_needed(Query* q) {
     std::vector<Found> found;
-    if (q->setOperations == nullptr)
-        call([&] {
-            Node* tree = reinterpret_cast<Node*>(q->jointree);
-            from_tree(q, tree, has_outer_join(tree), found);
-            InSubqueries in{&found};
-            in_subqueries(q->jointree->quals, &in);
-        });
+    auto in_query = [&](Query* query) {
+        Node* tree = reinterpret_cast<Node*>(query->jointree);
+        from_tree(query, tree, has_outer_join(tree), found);
+        InSubqueries in{&found};
+        in_subqueries(query->jointree->quals, &in);
+    };
+    call([&] {
+        if (q->setOperations == nullptr) return in_query(q);
+        ListCell* lc;  // the arms of a set operation
+        foreach (lc, q->rtable) {
+            auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
+            if (rte->rtekind == RTE_SUBQUERY && rte->subquery != nullptr && rte->subquery->setOperations == nullptr)
+                in_query(rte->subquery);
+        }
+    });
     std::vector<PartNeeded> parts;
     for (const Found& f : found)
         parts.push_back(PartNeeded{f.rtes, query_text(f.query), f.with_name ? f.with_name : ""});

@@ -25,8 +25,9 @@ struct PartNeeded {
 // false when there was none.
 bool wrap_join_trees(Query* q);
 
-// The subqueries and WITH queries of q's FROM tree, and the subqueries in
-// FROM of its WHERE's subqueries, that need a part (each reference to such a
+// The subqueries and WITH queries of q's FROM tree (of each arm's, for a
+// set operation), and the subqueries in FROM of its WHERE's subqueries,
+// that need a part (each reference to such a
 // WITH query, at any depth, reads the part).
 std::vector<PartNeeded> parts_needed(Query* q);
 

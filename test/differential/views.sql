@@ -103,6 +103,9 @@ SELECT ivm.create_view('dt_window', 'SELECT r.b, r.a, rank() OVER (PARTITION BY 
 SELECT ivm.create_view('dt_window_join', 'SELECT s.d, r.c, sum(r.a) OVER (PARTITION BY s.d ORDER BY r.c) AS run FROM r JOIN s ON r.b = s.b');
 SELECT ivm.create_view('dt_window_top', 'SELECT x.d, x.e FROM (SELECT t.d, t.e, dense_rank() OVER (PARTITION BY t.d ORDER BY t.e DESC) AS k FROM t) x WHERE x.k = 1');
 SELECT ivm.create_view('dt_window_all', 'SELECT a, count(*) OVER () AS n FROM r WHERE a > 2');
+-- set operation arms that aggregate or have windows read parts
+SELECT ivm.create_view('dt_arm_agg', 'SELECT b, count(*) AS n FROM r GROUP BY b UNION ALL SELECT d, sum(b) FROM s GROUP BY d');
+SELECT ivm.create_view('dt_arm_except', 'SELECT d FROM t EXCEPT SELECT b FROM s GROUP BY b HAVING count(*) > 1');
 -- join trees the engine cannot take apart become parts
 SELECT ivm.create_view('dt_left_join_tree', 'SELECT r.a, s.d, t.e FROM r LEFT JOIN (s JOIN t ON t.d = s.d) ON s.b = r.b');
 SELECT ivm.create_view('dt_full_chain', 'SELECT r.a, s.d, t.e FROM r FULL JOIN s ON r.b = s.b FULL JOIN t ON t.d = s.d');
