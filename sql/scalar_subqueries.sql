@@ -38,6 +38,13 @@ SELECT ivm.create_view('unpaid', 'SELECT d.id FROM dept d WHERE (SELECT max(pay)
 -- inside an aggregate's argument, without GROUP BY
 SELECT ivm.create_view('weighted', 'SELECT sum(pay * (SELECT count(*) FROM site)) AS w FROM emp');
 SELECT definition FROM ivm.views WHERE name = 'dept_stats'::regclass;
+-- correlated IN/EXISTS subqueries that aggregate: grouped by their
+-- correlated columns too, a part the subquery reads
+SELECT ivm.create_view('two_by_boss', 'SELECT id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id GROUP BY e.boss HAVING count(*) >= 2)');
+SELECT ivm.create_view('top_is_90', 'SELECT id FROM dept d WHERE 90 IN (SELECT max(pay) FROM emp e WHERE e.dept = d.id GROUP BY boss)');
+SELECT ivm.create_view('spends', 'SELECT id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id HAVING sum(pay) > 150)');
+SELECT ivm.create_view('not_two', 'SELECT id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id HAVING count(*) > 1)');
+SELECT definition FROM ivm.views WHERE name = 'two_by_boss'::regclass;
 -- a WITH query read in FROM and by a scalar subquery (TPC-H Q15)
 SELECT ivm.create_view('richest', 'WITH totals AS (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) SELECT d.name, t.total FROM dept d, totals t WHERE t.dept = d.id AND t.total = (SELECT max(total) FROM totals)');
 -- in the ON of an inner join (moved into WHERE, where it means the same); EXISTS there too
@@ -96,7 +103,9 @@ SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT pay FROM emp WHERE id = 
 SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT max(pay) FROM emp GROUP BY dept)$$);
 SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id)$$);
 SELECT refused($$SELECT sum(pay) - (SELECT min(pay) FROM emp) AS spread FROM emp$$);
-SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT dept FROM emp e WHERE e.boss = d.id GROUP BY dept)$$);
+-- (EXISTS over no rows with a HAVING that holds there: true for an outer row with no inner rows)
+SELECT refused($$SELECT id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id HAVING count(*) = 0)$$);
+SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT dept FROM emp e WHERE e.boss > d.id GROUP BY dept)$$);
 SELECT refused($$SELECT e.id, d.name FROM emp e LEFT JOIN dept d ON d.id = e.dept AND e.pay > (SELECT avg(pay) FROM emp)$$);
 -- nothing of a refused definition stays
 SELECT count(*) FROM pg_class WHERE relname LIKE 'x%';

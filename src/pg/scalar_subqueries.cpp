@@ -12,6 +12,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <string>
 
 namespace ivm::pg {
 namespace {
@@ -163,18 +164,20 @@ void join_left(Query* q, int rti, Node* on) {
 }
 
 const char* hint_correlated =
-    "A correlated scalar subquery is maintained where it aggregates and reads the outer query only in "
-    "equalities of its WHERE (inner = outer)";
+    "A correlated subquery is maintained where it aggregates and reads the outer query only in equalities of "
+    "its WHERE (inner = outer).";
 
-// The conditions of a scalar subquery's WHERE split: those reading only
-// its own rows, and its correlations with the outer query, `inner = outer`.
+// The conditions of a subquery's WHERE split: those reading only its own
+// rows, and its correlations with the outer query, `inner = outer` (the
+// outer side moved up a level when the equality will stand in the outer
+// query).
 struct Correlations {
     List* kept = NIL;
     List* inner = NIL;       // the inner sides: the grouping keys
-    List* equalities = NIL;  // of OpExpr, only the outer side in args yet (moved up a level)
+    List* equalities = NIL;  // of OpExpr, only the outer side in args yet
     List* inner_left = NIL;  // of int: whether the inner side is the left one
 };
-Correlations correlations_of(Query* sub) {
+Correlations correlations_of(Query* sub, const char* construct, bool move_up) {
     Correlations c;
     ListCell* lc;
     foreach (lc, conjuncts(sub->jointree->quals)) {
@@ -186,9 +189,10 @@ Correlations correlations_of(Query* sub) {
         Node *in = nullptr, *out = nullptr;
         bool left = false;
         if (!correlation(condition, &in, &out, &left))
-            throw unsupported("scalar subqueries correlated other than by equalities of their WHERE", hint_correlated);
+            throw unsupported(std::string(construct) + " correlated other than by equalities of their WHERE",
+                              hint_correlated);
         out = static_cast<Node*>(copyObjectImpl(out));
-        IncrementVarSublevelsUp(out, -1, 0);
+        if (move_up) IncrementVarSublevelsUp(out, -1, 0);
         auto* eq = static_cast<OpExpr*>(copyObjectImpl(condition));
         eq->args = list_make1(out);
         c.inner = lappend(c.inner, in);
@@ -196,6 +200,25 @@ Correlations correlations_of(Query* sub) {
         c.inner_left = lappend_int(c.inner_left, left ? 1 : 0);
     }
     return c;
+}
+
+// Completes the equalities: their inner sides read from entry rti's
+// columns from `first` on.  Returns the first such column.
+Var* read_keys(const Correlations& c, int rti, int first) {
+    Var* first_key = nullptr;
+    int k = 0;
+    ListCell* lc;
+    foreach (lc, c.equalities) {
+        auto* eq = static_cast<OpExpr*>(lfirst(lc));
+        Node* key = static_cast<Node*>(list_nth(c.inner, k));
+        Var* read = makeVar(rti, static_cast<AttrNumber>(first + k), exprType(key), exprTypmod(key),
+                            exprCollation(key), 0);
+        if (first_key == nullptr) first_key = read;
+        Node* out = static_cast<Node*>(linitial(eq->args));
+        eq->args = list_nth_int(c.inner_left, k) ? list_make2(read, out) : list_make2(out, read);
+        ++k;
+    }
+    return first_key;
 }
 
 // Makes sub (its WHERE the kept conditions) `SELECT <inner keys>, <value>
@@ -267,7 +290,7 @@ Node* join_scalar(Level* lv, SubLink* link) {
     foreach (lc, sub->targetList)
         if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk && value == nullptr)
             value = static_cast<TargetEntry*>(lfirst(lc));
-    const Correlations c = correlations_of(sub);
+    const Correlations c = correlations_of(sub, "scalar subqueries", true);
     sub->jointree->quals = and_of(c.kept);
     if (reads_outer_columns(sub))
         throw unsupported("scalar subqueries that read the outer query outside equalities of their WHERE",
@@ -293,19 +316,8 @@ Node* join_scalar(Level* lv, SubLink* link) {
     const Oid collation = exprCollation(v);
     const int rti = add_grouped(q, sub, c, value);
 
-    // The equalities, the inner side now read from the item.
-    Var* first_key = nullptr;
-    int k = 0;
-    foreach (lc, c.equalities) {
-        auto* eq = static_cast<OpExpr*>(lfirst(lc));
-        Node* key = static_cast<Node*>(list_nth(c.inner, k));
-        Var* read = makeVar(rti, static_cast<AttrNumber>(k + 1), exprType(key), exprTypmod(key), exprCollation(key), 0);
-        if (first_key == nullptr) first_key = read;
-        Node* out = static_cast<Node*>(linitial(eq->args));
-        eq->args = list_nth_int(c.inner_left, k) ? list_make2(read, out) : list_make2(out, read);
-        ++k;
-    }
-    Var* read = makeVar(rti, static_cast<AttrNumber>(k + 1), type, typmod, collation, 0);
+    Var* first_key = read_keys(c, rti, 1);
+    Var* read = makeVar(rti, static_cast<AttrNumber>(list_length(c.inner) + 1), type, typmod, collation, 0);
     if (!left_join) {
         RangeTblRef* ref = makeNode(RangeTblRef);
         ref->rtindex = rti;
@@ -353,6 +365,65 @@ bool aggregates(const Query* sub) {
            sub->setOperations != nullptr;
 }
 
+// Whether an aggregating query without GROUP BY yields its row over no
+// rows (no HAVING, or one that holds there), run now.
+bool row_over_no_rows(const Query* sub) {
+    auto* probe = static_cast<Query*>(copyObjectImpl(sub));
+    Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
+    probe->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("one"), false));
+    probe->sortClause = NIL;
+    probe->jointree->quals = makeBoolConst(false, false);
+    if (SPI_execute(pg_get_querydef(probe, false), true, 0) != SPI_OK_SELECT)
+        elog(ERROR, "ivm: could not evaluate a subquery over no rows");
+    return SPI_processed > 0;
+}
+
+// A correlated IN/EXISTS subquery that aggregates, correlated by
+// equalities of its WHERE only: grouped by their inner sides too, it reads
+// nothing of the outer query and becomes a subquery in FROM (a part), the
+// equalities comparing its keys with the outer columns.  Exact where the
+// subquery yields no row over no rows (GROUP BY, or a HAVING that fails).
+Query* decorrelated(Query* sub) {
+    if (sub->setOperations != nullptr || sub->groupingSets != NIL)
+        throw unsupported("correlated subqueries in WHERE that are set operations");
+    const Correlations c = correlations_of(sub, "subqueries that aggregate", false);
+    sub->jointree->quals = and_of(c.kept);
+    if (reads_outer_query(sub))
+        throw unsupported("correlated subqueries that aggregate and read the outer query outside equalities of their WHERE",
+                          hint_correlated);
+    if (sub->groupClause == NIL && row_over_no_rows(sub))
+        throw unsupported("correlated subqueries that aggregate without GROUP BY and yield a row over no rows",
+                          "Give the subquery a GROUP BY (of its correlated columns) or a HAVING that fails over no rows.");
+    int shown = 0;
+    ListCell* lc;
+    foreach (lc, sub->targetList) shown += static_cast<TargetEntry*>(lfirst(lc))->resjunk ? 0 : 1;
+    // The keys: shown after the columns (the outer query reads those by place).
+    List* targets = NIL;
+    foreach (lc, sub->targetList)
+        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk) targets = lappend(targets, lfirst(lc));
+    int k = 0;
+    foreach (lc, c.inner) {
+        auto* key = static_cast<Expr*>(lfirst(lc));
+        ++k;
+        TargetEntry* te = makeTargetEntry(key, static_cast<AttrNumber>(shown + k), psprintf("key_%d", k), false);
+        te->ressortgroupref = next_sort_group_ref(sub->targetList);
+        sub->targetList = lappend(sub->targetList, te);
+        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
+        targets = lappend(targets, te);
+    }
+    foreach (lc, sub->targetList)
+        if (static_cast<TargetEntry*>(lfirst(lc))->resjunk) targets = lappend(targets, lfirst(lc));
+    AttrNumber resno = 0;
+    foreach (lc, targets) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
+    sub->targetList = targets;
+    sub->sortClause = NIL;
+    Query* outer = read_as_from(sub);
+    outer->targetList = list_truncate(outer->targetList, shown);
+    read_keys(c, 1, shown + 1);
+    outer->jointree->quals = and_of(c.equalities);
+    return outer;
+}
+
 Node* rewrite_expression(Node* node, void* raw) {
     if (node == nullptr) return nullptr;
     auto* lv = static_cast<Level*>(raw);
@@ -382,8 +453,9 @@ Node* rewrite_expression(Node* node, void* raw) {
     auto* copy = static_cast<SubLink*>(copyObjectImpl(link));
     auto* sub = reinterpret_cast<Query*>(copy->subselect);
     if (sub->commandType == CMD_SELECT && aggregates(sub) && sub->limitCount == nullptr &&
-        sub->limitOffset == nullptr && !reads_outer_query(sub)) {
-        copy->subselect = reinterpret_cast<Node*>(read_as_from(sub));
+        sub->limitOffset == nullptr) {
+        copy->subselect =
+            reinterpret_cast<Node*>(reads_outer_columns(sub) ? decorrelated(sub) : read_as_from(sub));
         lv->changed = true;
     } else {
         lv->changed |= rewrite_query(sub, false);

@@ -96,6 +96,7 @@ SELECT ivm.create_view('dt_scalar_corr', 'SELECT r.a, r.b FROM r WHERE r.a >= (S
 SELECT ivm.create_view('dt_scalar_having', 'SELECT b, sum(a) AS sa FROM r GROUP BY b HAVING sum(a) > (SELECT sum(d) FROM s) / 4');
 SELECT ivm.create_view('dt_scalar_nested', 'SELECT t.d, t.e FROM t WHERE t.d IN (SELECT s.b FROM s WHERE s.d < (SELECT sum(r.a) FROM r WHERE r.b = s.b))');
 SELECT ivm.create_view('dt_scalar_left', 'SELECT t.d, t.e, (SELECT count(*) FROM s WHERE s.d = t.d) AS n FROM t WHERE t.d > (SELECT count(*) FROM r WHERE r.b = t.d) OR t.e IS NULL');
+SELECT ivm.create_view('dt_exists_grouped', 'SELECT t.d, t.e FROM t WHERE EXISTS (SELECT 1 FROM s WHERE s.d = t.d GROUP BY s.b HAVING count(*) > 1)');
 SELECT ivm.create_view('dt_in_agg', 'SELECT s.b, s.d FROM s WHERE s.b IN (SELECT b FROM r GROUP BY b HAVING count(*) > 1)');
 SELECT ivm.create_view('dt_scalar_with', 'WITH q AS (SELECT b, sum(a) AS n FROM r GROUP BY b) SELECT q.b, q.n FROM q WHERE q.n = (SELECT max(n) FROM q)');
 -- window functions: partitions recomputed (duplicates counted); a windowed subquery is a part
