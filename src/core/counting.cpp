@@ -1063,12 +1063,31 @@ std::string rebuild_statement(const CountingView& view) {
                           "0::bigint", ""});
 }
 
+std::string first_fill_statement(const CountingView& view) {
+    if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "first fill of an aggregate or set operation view");
+    std::vector<std::string> now;
+    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
+    const bool keyed = std::find(view.keying.begin(), view.keying.end(), true) != view.keying.end();
+    const std::string rows = keyed ? now.at(0) : netted(view, sql::join(now, " UNION ALL "));
+    const std::string cols = output_columns(view, "");
+    return "WITH __ivm_new AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) +
+           ") SELECT " + cols + ", __ivm_cnt" + key_value(view, "__ivm_q", tuples::Key::Computed) + " FROM (" + rows +
+           ") __ivm_q RETURNING __ivm_count) " +
+           report_select({"(SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_new)", "0::bigint",
+                          "(SELECT pg_catalog.count(*) FROM __ivm_new)", "0::bigint", "0::bigint", ""});
+}
+
 std::string row_count_query(const CountingView& view) {
     if (!view.repeats_rows()) return "SELECT pg_catalog.count(*) FROM " + view.storage;
     return "SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM " + view.storage;
 }
 
-std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view) {
+std::vector<std::string> storage_index_ddl(const CountingView& view) {
+    if (tuples::key(keyed_columns(view), "").empty()) return {};
+    return {"CREATE INDEX ON " + view.storage + " (__ivm_key)"};
+}
+
+std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view, bool index_later) {
     std::string columns = "LIKE " + query_view;
     for (const Column& k : view.group_keys) columns += ", " + k.name + " " + k.type;
     columns += ", __ivm_count bigint NOT NULL";
@@ -1088,7 +1107,8 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     if (!key.empty()) columns += ", __ivm_key bigint NOT NULL";
     std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
     if (key.empty()) return ddl;
-    ddl.push_back("CREATE INDEX ON " + view.storage + " (__ivm_key)");
+    if (!index_later)
+        for (const std::string& index : storage_index_ddl(view)) ddl.push_back(index);
     // What the key is made of, for \d+ (and alter_view's comparison of storages).
     std::vector<std::string> hashed;
     std::string lead;

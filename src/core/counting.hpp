@@ -147,12 +147,22 @@ bool can_rebuild(const CountingView& view);
 // where looking up each delta tuple costs more than writing the view anew.
 std::string rebuild_statement(const CountingView& view);
 
+// One statement that fills a new, empty storage from the query as it is
+// now, reporting like merge_statement: a plain INSERT, its tuples counted
+// by one GROUP BY (none for a keyed view, whose tuples are distinct with
+// count 1), for a storage whose key index is built after it
+// (storage_ddl's index_later).  Only where can_rebuild.
+std::string first_fill_statement(const CountingView& view);
+
 // The view's stored row count, as a query returning one bigint.
 std::string row_count_query(const CountingView& view);
 
 // DDL for the storage table: the query view's columns, the derivation
 // count and a hash key (indexed) used to find a delta tuple's stored row.
-std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view);
+// With `index_later`, the index is left to storage_index_ddl, to be built
+// once the storage is filled.
+std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view, bool index_later = false);
+std::vector<std::string> storage_index_ddl(const CountingView& view);
 
 // The user-facing view over the storage: each tuple repeated by its count,
 // or once for DISTINCT.  An unpopulated view has the same columns but reads

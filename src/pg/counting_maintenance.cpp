@@ -214,6 +214,16 @@ MaintenanceResult refresh(ViewRuntime& view) {
     return result;
 }
 
+MaintenanceResult first_fill(ViewRuntime& view) {
+    const CountingView& model = view.analyzed.model;
+    lock_for_maintenance(view, view.entry.storage);
+    Elevated e = enter(view);
+    MaintenanceResult result = run_merge(view, "first fill", [&] { return counting::first_fill_statement(model); });
+    for (const std::string& ddl : counting::storage_index_ddl(model)) spi::execute(ddl);
+    leave(e);
+    return result;
+}
+
 void empty_storage(ViewRuntime& view) {
     lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);

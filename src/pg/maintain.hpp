@@ -84,6 +84,9 @@ void forget_runtime(int32 view_id);
 MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes);
 // Makes the storage equal to the query run now.  Needs SPI.
 MaintenanceResult refresh(ViewRuntime& view);
+// Fills a storage just made, without its key index (counting::can_rebuild
+// views: storage_ddl's index_later), then builds the index.  Needs SPI.
+MaintenanceResult first_fill(ViewRuntime& view);
 // DRed for the recursive relation of a view: the changes of its base
 // tables (indexed like recursive->bases), with the snapshot taken before
 // the statement.  Writing the relation maintains the view over it.

@@ -125,8 +125,12 @@ AnalyzedView create_definition(const Names& n, const char* query, bool recursive
     return analyze_view(query_view, n.storage, n.recursive, recursive_storage);
 }
 
+// The storage (for a view kept as one count per tuple, without its key
+// index: fill builds it after the first fill, one sort instead of an index
+// insert per tuple) and the view over it.
 void create_storage_and_view(const Names& n, const AnalyzedView& a) {
-    for (const std::string& ddl : counting::storage_ddl(a.model, n.query)) spi::execute(ddl);
+    const bool index_later = counting::can_rebuild(a.model);
+    for (const std::string& ddl : counting::storage_ddl(a.model, n.query, index_later)) spi::execute(ddl);
     spi::execute(triggers::storage_guard_ddl(n.storage));
     spi::execute(counting::user_view_ddl(a.model, n.view, true));
     for (const std::string& ddl : triggers::view_guard_ddl(n.view)) spi::execute(ddl);
@@ -173,7 +177,7 @@ void analyze_table(Oid relation) {
 // Fills a new (or redefined) view: the recursive relation first, before
 // the triggers that maintain the view from it exist, then the view with
 // one merge.  Returns the view rows inserted and deleted.
-MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
+MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage) {
     if (a.recursion()) {
         std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
         refresh_recursive(*view);
@@ -183,7 +187,7 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a) {
     install_counting_triggers(view_id, a);
     forget_runtime(view_id);
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
-    MaintenanceResult result = refresh(*view);
+    MaintenanceResult result = new_storage && counting::can_rebuild(a.model) ? first_fill(*view) : refresh(*view);
     analyze_table(view->entry.storage);
     return result;
 }
@@ -387,7 +391,7 @@ int64 create_view(const char* name, const char* query) {
     announce(n, analyzed, true);
 
     faults::point("create.made");
-    fill(entry.view_id, analyzed);
+    fill(entry.view_id, analyzed, true);
     faults::point("create.filled");
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     int64 rows = row_count(*view);
@@ -474,7 +478,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
                  sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
     announce(n, analyzed, !same_columns);
     faults::point("alter.replaced");
-    MaintenanceResult result = fill(entry.view_id, analyzed);
+    MaintenanceResult result = fill(entry.view_id, analyzed, !same_columns);
     for (Oid part : parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
     // Parts made for the old definition's subqueries go, unless still read.
     const std::vector<int32> old_parts = catalog::parts_of(entry.view_id);
