@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Runs the differential tester against the cluster in PGHOST/PGPORT.
 #   test/differential/run.sh [seeds] [steps]   (default 4 x 150; IVM_DT_SEEDS, IVM_DT_STEPS)
+# Each seed also creates IVM_DT_RANDOM (default 12, 0: none) random views
+# (random_views.sql) from a base seed drawn afresh each run and printed;
+# IVM_DT_RANDOM_SEED=<it> repeats them.  A definition must be refused with
+# 0A000 or maintained exactly; IVM_DT_RANDOM_TOLERATE=42P01,... counts those
+# SQLSTATEs of create_view as refusals too (to look past known bugs).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seeds=${1:-${IVM_DT_SEEDS:-4}}  # ./run.sh test-long: 25
 steps=${2:-${IVM_DT_STEPS:-150}}
+random=${IVM_DT_RANDOM:-12}
+random_base=${IVM_DT_RANDOM_SEED:-$(( (RANDOM * 32768 + RANDOM) % 2000000 + 1 ))}
 db=ivm_differential
 psql=(/usr/lib/postgresql/15/bin/psql -X -q -v ON_ERROR_STOP=1)
 # The checks run the views' queries on tiny, often truncated tables whose
@@ -12,7 +19,10 @@ psql=(/usr/lib/postgresql/15/bin/psql -X -q -v ON_ERROR_STOP=1)
 export PGOPTIONS="${PGOPTIONS:-} -c jit=off"
 
 "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-"${psql[@]}" -d $db -c "CREATE EXTENSION ivm" -f "$here/tester.sql" >/dev/null
+"${psql[@]}" -d $db -c "CREATE EXTENSION ivm" -f "$here/tester.sql" -f "$here/random_views.sql" >/dev/null
+if [ "$random" -gt 0 ]; then
+    echo "differential: random definitions from seed $random_base (IVM_DT_RANDOM_SEED=$random_base repeats them)"
+fi
 
 failed=0
 passed=0
@@ -21,16 +31,38 @@ for seed in $(seq 1 "$seeds"); do
     # of merging deltas (ivm.rebuild_fraction = 0), so both ways are checked
     rebuild=0.5
     if [ $((seed % 3)) -eq 0 ]; then rebuild=0; fi
+    # the random views' seed: the run's base and this seed
+    random_seed=$((random_base * 1000 + seed % 1000))
     if out=$("${psql[@]}" -d $db -c "SET client_min_messages = warning" -c "SET ivm.rebuild_fraction = $rebuild" \
+                 -c "SET ivm_dt.tolerate = '${IVM_DT_RANDOM_TOLERATE:-}'" \
                  -c "SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::oid DESC" \
-                 -c "CALL ivm_dt.reset_tables()" -f "$here/views.sql" -c "CALL ivm_dt.compile_checks()" \
+                 -c "CALL ivm_dt.reset_tables()" -f "$here/views.sql" \
+                 -c "CALL ivm_dt.create_random_views($random_seed, $random)" -c "CALL ivm_dt.compile_checks()" \
                  -c "CALL ivm_dt.run($seed, $steps)" 2>&1 >/dev/null); then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))
-        echo "differential: seed $seed FAILED"
+        echo "differential: seed $seed FAILED (random views from seed $random_seed)"
         echo "$out" | sed 's/^/    /'
+        # the definitions of the random views the failure names, or of all
+        # of this seed's if it names no view (an error in maintenance)
+        named=$(echo "$out" | grep -o 'dt_rand_[0-9]*' | sed 's/dt_rand_//' | sort -un | paste -sd, -)
+        if [ -n "$named" ] || ! echo "$out" | grep -q 'differs from its query'; then
+            "${psql[@]}" -d $db -At -F ': ' -c "SELECT 'dt_rand_' || k, definition FROM ivm_dt.random_views
+                     WHERE seed = $random_seed AND accepted AND ${named:+k IN ($named) AND} true ORDER BY k" \
+                | sed 's/^/    random view /' || true
+        fi
     fi
 done
 echo "differential: $seeds seeds x $steps statements, $passed passed, $failed failed"
+if [ "$random" -gt 0 ]; then
+    "${psql[@]}" -d $db -At -c "SELECT format('differential: random definitions: %s accepted, %s refused (0A000)%s',
+                                              count(*) FILTER (WHERE accepted), count(*) FILTER (WHERE NOT accepted AND message NOT LIKE 'tolerated %'),
+                                              ', ' || nullif(count(*) FILTER (WHERE message LIKE 'tolerated %'), 0) || ' tolerated errors')
+                                  FROM ivm_dt.random_views" \
+        -c "SELECT format('    %s x %s', count(*), m) FROM (SELECT regexp_replace(regexp_replace(message, 'dt_rand_[0-9]+', 'dt_rand_K', 'g'),
+                                                                                  '\m([xw])[0-9]+\M', '\1N', 'g') AS m
+                                                    FROM ivm_dt.random_views WHERE NOT accepted) x
+             GROUP BY m ORDER BY count(*) DESC, m LIMIT 5"
+fi
 [ "$failed" -eq 0 ]
