@@ -14,9 +14,6 @@ namespace ivm {
 struct Column {
     std::string name;      // quoted identifier
     std::string equality;  // qualified operator, e.g. OPERATOR(pg_catalog.=); empty for an image column
-    // No equality operator (json, point, xml): values are told apart and
-    // grouped by their text, as netting tells rows apart (tuples::image).
-    bool image = false;
     bool hashable = true;  // has a hash function, so it is part of the storage key
     std::string type;      // SQL type with typmod and collation, e.g. varchar(10) COLLATE "C"
     bool not_null = false; // never NULL (a base column declared NOT NULL): plain = matches it
@@ -26,6 +23,9 @@ struct Column {
     // with lookup bases (below) those a lookup base shows that do not show a
     // key: a lookup update then moves no key (counting::key_columns).
     bool hashed = true;
+    // No equality operator (json, point, xml): values are told apart and
+    // grouped by their text, as netting tells rows apart (tuples::image).
+    bool image = false;
 };
 
 // One occurrence of a base relation in the FROM tree of a block.

@@ -150,6 +150,37 @@ TEST(CountingMerge, UnhashableColumnsStayOutOfTheKey) {
     EXPECT_EQ(ddl[0].find("__ivm_key"), std::string::npos);
 }
 
+// A column without equality (json) is matched and grouped by its text.
+TEST(CountingMerge, ColumnsWithoutEqualityGoByTheirText) {
+    CountingView v = join_view();
+    v.columns[1].image = true;
+    v.columns[1].hashable = false;
+    v.columns[1].equality.clear();
+    v.columns[1].type = "json";
+    const std::string sql = ivm::counting::merge_statement(v, ivm::counting::delta_query(v, {true, false}));
+    const std::string text = "(CAST(__ivm_s.c AS pg_catalog.text) COLLATE pg_catalog.\"C\")";
+    EXPECT_NE(sql.find(text + " IS NOT DISTINCT FROM"), std::string::npos);
+    EXPECT_NE(sql.find("GROUP BY 1, (CAST(c AS pg_catalog.text) COLLATE pg_catalog.\"C\")"), std::string::npos);
+    EXPECT_NE(sql.find("CAST(pg_catalog.min(CAST(c AS pg_catalog.text) COLLATE pg_catalog.\"C\") AS json) AS c"),
+              std::string::npos);
+}
+
+// A new storage is filled by one INSERT and indexed after it; a keyed
+// view's tuples are not even grouped.
+TEST(CountingStorage, FirstFillInsertsThenIndexes) {
+    CountingView v = join_view();
+    const auto ddl = ivm::counting::storage_ddl(v, "public.v__ivm_query", true);
+    for (const std::string& d : ddl) EXPECT_EQ(d.find("CREATE INDEX"), std::string::npos);
+    ASSERT_EQ(ivm::counting::storage_index_ddl(v).size(), 1u);
+    std::string sql = ivm::counting::first_fill_statement(v);
+    EXPECT_NE(sql.find("INSERT INTO public.v__ivm_data"), std::string::npos);
+    EXPECT_EQ(occurrences(sql, "public.v__ivm_data"), 1u);  // written, not read
+    EXPECT_NE(sql.find("GROUP BY"), std::string::npos);
+    v.keying = {true, false};
+    sql = ivm::counting::first_fill_statement(v);
+    EXPECT_EQ(sql.find("GROUP BY"), std::string::npos);
+}
+
 // New ids come in order: the key index takes them at its right end.
 TEST(CountingMerge, KeyLedByTheFirstIntegerColumn) {
     CountingView v = join_view();
