@@ -370,8 +370,8 @@ DECLARE
     group_cols text[] := '{}';
     plain_groups text[];
     having_clause text := '';
-    -- plain 45%, DISTINCT 15%, grouped 40%; arms of set operations (where
-    -- ivm refuses aggregation) plain 70%, DISTINCT 20%, grouped 10%
+    -- plain 45%, DISTINCT 15%, grouped 40%; arms of set operations, kept
+    -- simpler: plain 70%, DISTINCT 20%, grouped 10%
     mode int := ivm_dt.rnd(100);
     c text;
     n int;
