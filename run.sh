@@ -173,7 +173,7 @@ if [ "$command" = bench-concurrency ]; then start_cluster ivm on; else start_clu
 case "$command" in
     demo) run_demo ;;
     test) run_tests ;;
-    test-long) export IVM_DT_SEEDS=${IVM_DT_SEEDS:-25}; run_tests ;;
+    test-long) export IVM_DT_SEEDS=${IVM_DT_SEEDS:-25} IVM_DT_RANDOM_FRESH=1; run_tests ;;
     bench) shift; IVM_BENCH_PGBIN=$bindir "$here/bench/run.sh" "$@" ;;
     bench-concurrency) IVM_BENCH_PGBIN=$bindir "$here/bench/concurrency.sh" ;;
 esac
