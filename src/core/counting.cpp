@@ -285,6 +285,13 @@ std::string full_query(const CountingView& view) {
     return with_clause(ctes) + view.full_template;
 }
 
+// Each block's term over the relations as they are now (tagged with its arm).
+std::vector<std::string> terms_now(const CountingView& view) {
+    std::vector<std::string> now;
+    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
+    return now;
+}
+
 using Kind = CountingView::Partial::Kind;
 
 bool has_extreme(Kind kind) { return kind == Kind::Min || kind == Kind::Max; }
@@ -699,8 +706,7 @@ std::string refresh_delta_query(const CountingView& view) {
         return "SELECT " + keys + " FROM (" + full_query(view) + ") __ivm_q UNION SELECT " + keys + " FROM " +
                view.storage;
     }
-    std::vector<std::string> now;
-    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
+    std::vector<std::string> now = terms_now(view);
     if (view.arms > 0) {
         for (int a = 0; a < view.arms; ++a)
             now.push_back("SELECT " + output_columns(view, "") + ", (" + sql::op("-") + arm_column("__ivm_arm", a) +
@@ -1049,8 +1055,7 @@ bool can_rebuild(const CountingView& view) { return view.partial.empty() && !vie
 
 std::string rebuild_statement(const CountingView& view) {
     if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "rebuild of an aggregate or set operation view");
-    std::vector<std::string> now;
-    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
+    const std::vector<std::string> now = terms_now(view);
     const std::string cols = output_columns(view, "");
     return "WITH __ivm_gone AS (DELETE FROM " + view.storage + " RETURNING __ivm_count), __ivm_new AS (INSERT INTO " +
            view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols + ", __ivm_cnt" +
@@ -1065,8 +1070,7 @@ std::string rebuild_statement(const CountingView& view) {
 
 std::string first_fill_statement(const CountingView& view) {
     if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "first fill of an aggregate or set operation view");
-    std::vector<std::string> now;
-    for (const Block& block : view.blocks) now.push_back(term_query(view, block, all_now(block), block.side));
+    const std::vector<std::string> now = terms_now(view);
     const bool keyed = std::find(view.keying.begin(), view.keying.end(), true) != view.keying.end();
     const std::string rows = keyed ? now.at(0) : netted(view, sql::join(now, " UNION ALL "));
     const std::string cols = output_columns(view, "");

@@ -116,12 +116,20 @@ Node* and_of(List* conditions) {
 
 // The value of a subquery's target over no rows (its aggregates over none),
 // run now: SELECT <value> FROM ... WHERE false.
-Const* value_over_no_rows(const Query* sub, const TargetEntry* value) {
+// Runs sub with the one target `target` over no rows (WHERE false);
+// returns how many rows it yields (SPI_tuptable holds them).
+uint64 run_over_no_rows(const Query* sub, TargetEntry* target) {
     auto* probe = static_cast<Query*>(copyObjectImpl(sub));
-    probe->targetList = list_make1(copyObjectImpl(value));
+    probe->targetList = list_make1(target);
     probe->sortClause = NIL;
     probe->jointree->quals = makeBoolConst(false, false);
-    if (SPI_execute(pg_get_querydef(probe, false), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+    if (SPI_execute(pg_get_querydef(probe, false), true, 0) != SPI_OK_SELECT)
+        elog(ERROR, "ivm: could not evaluate a subquery over no rows");
+    return SPI_processed;
+}
+
+Const* value_over_no_rows(const Query* sub, const TargetEntry* value) {
+    if (run_over_no_rows(sub, static_cast<TargetEntry*>(copyObjectImpl(value))) != 1)
         elog(ERROR, "ivm: could not evaluate a scalar subquery over no rows");
     bool isnull = false;
     Datum datum = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -368,14 +376,8 @@ bool aggregates(const Query* sub) {
 // Whether an aggregating query without GROUP BY yields its row over no
 // rows (no HAVING, or one that holds there), run now.
 bool row_over_no_rows(const Query* sub) {
-    auto* probe = static_cast<Query*>(copyObjectImpl(sub));
     Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
-    probe->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("one"), false));
-    probe->sortClause = NIL;
-    probe->jointree->quals = makeBoolConst(false, false);
-    if (SPI_execute(pg_get_querydef(probe, false), true, 0) != SPI_OK_SELECT)
-        elog(ERROR, "ivm: could not evaluate a subquery over no rows");
-    return SPI_processed > 0;
+    return run_over_no_rows(sub, makeTargetEntry(one, 1, pstrdup("one"), false)) > 0;
 }
 
 // A correlated IN/EXISTS subquery that aggregates, correlated by

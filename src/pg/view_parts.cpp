@@ -412,19 +412,21 @@ void describe_joins(Query* q, Node* node) {
     join->join_using_alias = nullptr;
 }
 
-bool reads_outer_query(Query* sub) {
+namespace {
+OuterReads outer_reads_of(Query* sub) {
     OuterReads r;
-    r.depth = 0;
+    r.depth = 0;  // the walk enters sub itself first
     call([&] { find_outer_reads(reinterpret_cast<Node*>(sub), &r); });
+    return r;
+}
+}  // namespace
+
+bool reads_outer_query(Query* sub) {
+    const OuterReads r = outer_reads_of(sub);
     return r.columns || r.with;
 }
 
-bool reads_outer_columns(Query* sub) {
-    OuterReads r;
-    r.depth = 0;
-    call([&] { find_outer_reads(reinterpret_cast<Node*>(sub), &r); });
-    return r.columns;
-}
+bool reads_outer_columns(Query* sub) { return outer_reads_of(sub).columns; }
 
 bool expression_reads_outer(Node* expr) {
     OuterReads r;
