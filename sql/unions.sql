@@ -146,6 +146,29 @@ SELECT ivm_check('arm_counts'), ivm_check('arm_except'), ivm_check('arm_intersec
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE name::text LIKE 'arm\_%' AND part_of IS NULL;
 DROP TABLE ar, as2;
 
+-- an INTERSECT or EXCEPT read by another query keeps tuples it no longer
+-- shows (their count 0): they are no rows, also where rows are not
+-- multiplied by their count (the nullable side of an outer join, IN, EXISTS)
+CREATE TABLE ip (a int);
+CREATE TABLE iq1 (a int);
+CREATE TABLE iq2 (a int);
+INSERT INTO ip VALUES (1), (2), (3);
+INSERT INTO iq1 VALUES (1), (2);
+INSERT INTO iq2 VALUES (1);
+SELECT ivm.create_view('i_left', 'SELECT p.a, y.a AS b FROM ip p LEFT JOIN (SELECT a FROM iq1 INTERSECT SELECT a FROM iq2) y ON y.a = p.a');
+SELECT ivm.create_view('i_in', 'SELECT a FROM ip WHERE a IN (SELECT a FROM iq1 INTERSECT SELECT a FROM iq2)');
+SELECT ivm.create_view('i_not_exists', 'SELECT a FROM ip p WHERE NOT EXISTS (SELECT 1 FROM (SELECT a FROM iq1 EXCEPT SELECT a FROM iq2) e WHERE e.a = p.a)');
+SELECT * FROM i_left ORDER BY a;
+SELECT ivm_check('i_left'), ivm_check('i_in'), ivm_check('i_not_exists');
+INSERT INTO iq2 VALUES (2);
+SELECT ivm_check('i_left'), ivm_check('i_in'), ivm_check('i_not_exists');
+DELETE FROM iq2 WHERE a = 1;
+INSERT INTO iq1 VALUES (3);
+SELECT ivm_check('i_left'), ivm_check('i_in'), ivm_check('i_not_exists');
+SELECT * FROM i_left ORDER BY a;
+SELECT ivm.drop_view('i_left'), ivm.drop_view('i_in'), ivm.drop_view('i_not_exists');
+DROP TABLE ip, iq1, iq2;
+
 -- refused
 SELECT refused($$SELECT x FROM a UNION ALL SELECT x FROM b LIMIT 2$$);
 SELECT refused($$SELECT x FROM a UNION ALL (SELECT x FROM b ORDER BY x LIMIT 2)$$);

@@ -21,6 +21,14 @@ enum class State { Now, Before, Delta };
 std::string count_column(std::size_t k) { return "__ivm_c" + std::to_string(k + 1); }
 std::string changed_rows(std::size_t k) { return "__ivm_chg_" + std::to_string(k + 1); }
 
+// Another view's storage may keep a tuple its query no longer has (count 0:
+// an INTERSECT or EXCEPT keeps its arms' counts); only tuples it shows are
+// rows, which matters where rows are not multiplied by their count (the
+// nullable side of an outer join, a subquery).
+std::string shown(const Source& source) {
+    return source.multiplicity.empty() ? "" : " WHERE __ivm_r." + source.multiplicity + sql::op(">") + "0";
+}
+
 // The rows of a relation with a count column: `sign` (1 or -1) times the
 // source's multiplicity.
 std::string counted_rows(const Source& source, const std::string& relation, const char* sign) {
@@ -33,7 +41,7 @@ std::string counted_rows(const Source& source, const std::string& relation, cons
     const std::string count = source.multiplicity.empty()
                                   ? std::string(sign) + "::bigint"
                                   : "(" + std::string(sign) + "::bigint" + sql::op("*") + "__ivm_r." + source.multiplicity + ")";
-    return "SELECT " + columns + ", " + count + " AS __ivm_cnt FROM " + relation + " __ivm_r";
+    return "SELECT " + columns + ", " + count + " AS __ivm_cnt FROM " + relation + " __ivm_r" + shown(source);
 }
 
 using Role = Source::Role;
@@ -72,8 +80,8 @@ std::string rows_before(const Source& source, const std::string& now, const std:
     }
     return "SELECT " + cols + ", __ivm_r.__ivm_cnt FROM (SELECT " + cols + ", " + count +
            " AS __ivm_cnt, __ivm_r.tableoid AS __ivm_rel, __ivm_r.ctid AS __ivm_tid FROM " + now +
-           " __ivm_r UNION ALL SELECT " + cols + ", " + count + ", NULL::oid, NULL::tid FROM (SELECT * FROM " + deleted +
-           " OFFSET 0) __ivm_r) __ivm_r WHERE __ivm_r.__ivm_tid IS NULL OR NOT (" + removed + ")";
+           " __ivm_r" + shown(source) + " UNION ALL SELECT " + cols + ", " + count + ", NULL::oid, NULL::tid FROM (SELECT * FROM " + deleted +
+           " OFFSET 0) __ivm_r" + shown(source) + ") __ivm_r WHERE __ivm_r.__ivm_tid IS NULL OR NOT (" + removed + ")";
 }
 
 // The counted relation an occurrence stands for in one term.  "Before" is
