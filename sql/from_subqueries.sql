@@ -96,3 +96,17 @@ SELECT ivm.drop_view('nw_view');
 SELECT ivm.drop_view('nw_nested');
 DROP VIEW nw_plain;
 DROP TABLE nw;
+
+-- A WITH query read inside a join on the nullable side of an outer join:
+-- that join becomes a subquery, whose reference still reads the part.
+CREATE TABLE ws (d int);
+CREATE TABLE wt (d int);
+INSERT INTO ws VALUES (1), (2), (3), (3);
+INSERT INTO wt VALUES (1), (2), (2);
+SELECT ivm.create_view('w_nullable', 'WITH w AS (SELECT DISTINCT d FROM ws) SELECT x.d, y.d AS e FROM w x LEFT JOIN (wt JOIN w y ON y.d = wt.d) ON y.d = x.d');
+SELECT * FROM w_nullable ORDER BY 1, 2;
+INSERT INTO wt VALUES (3);
+DELETE FROM ws WHERE d = 1;
+SELECT ivm_check('w_nullable'), ivm_check('w_nullable__ivm_part1');
+SELECT ivm.drop_view('w_nullable');
+DROP TABLE ws, wt;

@@ -94,36 +94,62 @@ struct Found {
     const char* with_name;  // a WITH query's, or null
 };
 
-// The entries reading the WITH query `name` of the query entered first, at
-// any depth (a reference from depth d names the WITH query d - 1 levels up).
-struct WithReads {
-    const char* name;
+// Visits each WITH query reference in q and the queries below it, with how
+// many queries below q it sits (q's own: 0).
+struct WithReferences {
+    void (*visit)(RangeTblEntry* rte, int below, void* arg);
+    void* arg;
     int depth;
-    List* rtes;
 };
-bool find_with_reads(Node* node, void* raw) {
+bool find_with_references(Node* node, void* raw) {
     if (node == nullptr) return false;
-    auto* w = static_cast<WithReads*>(raw);
+    auto* w = static_cast<WithReferences*>(raw);
     if (IsA(node, RangeTblEntry)) {
         auto* rte = reinterpret_cast<RangeTblEntry*>(node);
-        if (rte->rtekind == RTE_CTE && static_cast<int>(rte->ctelevelsup) == w->depth - 1 &&
-            strcmp(rte->ctename, w->name) == 0)
-            w->rtes = lappend(w->rtes, rte);
+        if (rte->rtekind == RTE_CTE) w->visit(rte, w->depth - 1, w->arg);
         return false;
     }
     if (IsA(node, Query)) {
         ++w->depth;
-        query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(find_with_reads), raw,
+        query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(find_with_references), raw,
                           QTW_EXAMINE_RTES_BEFORE);
         --w->depth;
         return false;
     }
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_with_reads), raw);
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_with_references), raw);
 }
+void each_with_reference(Query* q, void (*visit)(RangeTblEntry*, int, void*), void* arg) {
+    WithReferences w{visit, arg, 0};
+    find_with_references(reinterpret_cast<Node*>(q), &w);
+}
+
+// The entries reading the WITH query `name` of q, at any depth.
+struct WithReads {
+    const char* name;
+    List* rtes;
+};
 List* with_reads(Query* q, const char* name) {
-    WithReads w{name, 0, NIL};
-    find_with_reads(reinterpret_cast<Node*>(q), &w);
+    WithReads w{name, NIL};
+    each_with_reference(
+        q,
+        [](RangeTblEntry* rte, int below, void* raw) {
+            auto* w = static_cast<WithReads*>(raw);
+            if (static_cast<int>(rte->ctelevelsup) == below && strcmp(rte->ctename, w->name) == 0)
+                w->rtes = lappend(w->rtes, rte);
+        },
+        &w);
     return w.rtes;
+}
+
+// q has become a subquery of the query that held it: its references to
+// that query's WITH queries (and those above) reach one level further up.
+void raise_with_references(Query* q) {
+    each_with_reference(
+        q,
+        [](RangeTblEntry* rte, int below, void*) {
+            if (static_cast<int>(rte->ctelevelsup) >= below) ++rte->ctelevelsup;
+        },
+        nullptr);
 }
 
 void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
@@ -278,6 +304,7 @@ void wrap(Query* q, Node** slot) {
         if (!list_member_int(r.rtis, index)) leave_out_of_from(rte);
     }
     sub->jointree = makeFromExpr(list_make1(tree), nullptr);
+    raise_with_references(sub);
     List* names = NIL;
     int resno = 0;
     foreach (lc, r.columns) {
