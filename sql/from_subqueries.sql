@@ -110,3 +110,17 @@ DELETE FROM ws WHERE d = 1;
 SELECT ivm_check('w_nullable'), ivm_check('w_nullable__ivm_part1');
 SELECT ivm.drop_view('w_nullable');
 DROP TABLE ws, wt;
+
+-- Parts nest as deep as subqueries do; all are named after the view the
+-- user named, cut short where a name would not fit.
+CREATE TABLE deep (a int, b int);
+INSERT INTO deep SELECT i % 5, i % 3 FROM generate_series(1, 30) i;
+SELECT ivm.create_view('a_view_name_of_fifty_two_bytes_the_longest_that_fits',
+  'SELECT a, n FROM (SELECT a, count(*) AS n FROM (SELECT DISTINCT a, b FROM (SELECT a, b FROM deep UNION SELECT b, a FROM (SELECT a, max(b) AS b FROM (SELECT DISTINCT a, b FROM deep) q4 GROUP BY a) q3) q2) q1 GROUP BY a) q0');
+SELECT name, part_of FROM ivm.views ORDER BY 1;
+INSERT INTO deep VALUES (7, 7), (1, 9);
+DELETE FROM deep WHERE a = 2;
+SELECT ivm_check(name) FROM ivm.views;
+SELECT ivm.drop_view('a_view_name_of_fifty_two_bytes_the_longest_that_fits');
+SELECT count(*) FROM ivm.views;
+DROP TABLE deep;

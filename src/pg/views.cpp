@@ -288,16 +288,36 @@ namespace {
 namespace ivm::pg {
 namespace {
 
-int64 create_view(const char* name, const char* query);
+// Parts are named after the view the user named, however deep they nest:
+// root__ivm_part<k>, the root's name cut short (at a character) where the
+// name would not fit.  (A part's name is taken before its own parts are
+// made, and its relation made after: the count, not the catalog, keeps
+// them apart.)
+struct PartNames {
+    std::string root;
+    int last = 0;
+
+    std::string next(Oid nsp) {
+        std::string name;
+        do {
+            const std::string suffix = "__ivm_part" + std::to_string(++last);
+            const int room = NAMEDATALEN - 1 - static_cast<int>(suffix.size() + std::strlen(query_suffix));
+            const int kept = call([&] { return pg_mbcliplen(root.c_str(), static_cast<int>(root.size()), room); });
+            name = root.substr(0, static_cast<std::size_t>(kept)) + suffix;
+        } while (relation_in(nsp, name) != InvalidOid);
+        return name;
+    }
+};
+
+int64 create_view(const char* name, const char* query, PartNames* part_names = nullptr);
 
 // Creates the parts the query needs (views of their own for subqueries and
-// join trees, named after the view) and makes the query read them; the
-// definition becomes the query's text.  A part's query may read a WITH
-// query that becomes a part too: the rounds repeat until none is needed.
-// Returns the parts' views.
-std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, const std::string& relname) {
+// join trees) and makes the query read them; the definition becomes the
+// query's text.  A part's query may read a WITH query that becomes a part
+// too: the rounds repeat until none is needed.  Returns the parts' views.
+std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, const std::string& relname,
+                            PartNames& names) {
     std::vector<Oid> parts;
-    int k = 0;
     for (;;) {
         bool rewritten = join_subqueries(parsed);
         rewritten |= wrap_join_trees(parsed);
@@ -305,13 +325,11 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
         if (!rewritten && needed.empty()) return parts;
         const char* nspname = call([&] { return get_namespace_name(nsp); });
         for (const PartNeeded& part : needed) {
-            std::string part_name;
-            do part_name = relname + "__ivm_part" + std::to_string(++k);
-            while (relation_in(nsp, part_name) != InvalidOid);
+            const std::string part_name = names.next(nsp);
             const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
             notice("a subquery or a WITH query becomes incrementally maintained view " + qualified + ", a part of " +
                    call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
-            create_view(qualified.c_str(), part.query.c_str());
+            create_view(qualified.c_str(), part.query.c_str(), &names);
             parts.push_back(relation_in(nsp, part_name));
             read_part(parsed, part, parts.back());
         }
@@ -324,17 +342,18 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
 // table and the stand-in query over it (which `parsed` then is), or the
 // parts of other queries (which `definition` then reads).  Returns the parts.
 std::vector<Oid> prepare_definition(const Names& n, bool program, Query*& parsed, std::string& definition,
-                                    std::optional<ProgramStorage>& items) {
-    if (!program) return make_parts(parsed, definition, n.nsp, n.relname);
+                                    std::optional<ProgramStorage>& items, PartNames* part_names) {
+    PartNames own{n.relname};
+    if (!program) return make_parts(parsed, definition, n.nsp, n.relname, part_names ? *part_names : own);
     items = make_program_storage(n, definition.c_str());
     parsed = validate_query(items->stand_in.c_str());
     return {};
 }
 
 // Creates the view; returns its number of rows.  Subqueries in FROM that
-// need a view of their own get one first (named after the view), which the
-// definition then reads.
-int64 create_view(const char* name, const char* query) {
+// need a view of their own get one first, which the definition then reads
+// (`part_names`: this view is a part, its parts are named as it was).
+int64 create_view(const char* name, const char* query, PartNames* part_names) {
     spi::connect();
     const bool program = is_program(query);
     Query* parsed = program ? nullptr : validate_query(query);
@@ -359,7 +378,7 @@ int64 create_view(const char* name, const char* query) {
     std::string definition = query;
     const Names n = names_for(nsp, relname);
     std::optional<ProgramStorage> items;
-    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items);
+    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items, part_names);
     query = definition.c_str();
 
     const bool recursive = parsed->hasRecursive;
@@ -423,7 +442,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const Names n = names_of(entry);
     std::string definition = query;
     std::optional<ProgramStorage> items;
-    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items);
+    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items, nullptr);
     query = definition.c_str();
     const bool recursive = parsed->hasRecursive;
     AnalyzedView proposed = analyze_query(parsed, n.storage, items ? items->name : n.recursive,
