@@ -26,17 +26,30 @@ bool has_outer_join(Node* node) {
     return join->jointype != JOIN_INNER || has_outer_join(join->larg) || has_outer_join(join->rarg);
 }
 
+bool needs_part(Query* sub, bool among_outer_joins);
+
+// Whether a WITH query of the subquery's own needs a part (then the
+// subquery is one, and its WITH query a part of that part).
+bool with_needs_part(Query* sub) {
+    ListCell* lc;
+    foreach (lc, sub->cteList) {
+        Node* cte = static_cast<CommonTableExpr*>(lfirst(lc))->ctequery;
+        if (IsA(cte, Query) && needs_part(reinterpret_cast<Query*>(cte), false)) return true;
+    }
+    return false;
+}
+
 // Whether a subquery needs a part: it aggregates, has window functions, is DISTINCT or a set
-// operation, has subqueries in expressions, has an outer join, or sits in a query with outer joins (a
-// select-project-join one is expanded only among inner joins).  LIMIT and
-// the like are refused either way.
+// operation, has subqueries in expressions, has an outer join, sits in a query with outer joins (a
+// select-project-join one is expanded only among inner joins), or has a
+// WITH query that needs one.  LIMIT and the like are refused either way.
 bool needs_part(Query* sub, bool among_outer_joins) {
     if (sub->commandType != CMD_SELECT || sub->limitCount != nullptr || sub->limitOffset != nullptr ||
         sub->rowMarks != NIL || sub->hasRecursive)
         return false;
     return among_outer_joins || sub->hasAggs || sub->hasWindowFuncs || sub->groupClause != NIL || sub->havingQual != nullptr ||
            sub->distinctClause != NIL || sub->setOperations != nullptr || sub->hasSubLinks ||
-           has_outer_join(reinterpret_cast<Node*>(sub->jointree));
+           has_outer_join(reinterpret_cast<Node*>(sub->jointree)) || with_needs_part(sub);
 }
 
 // What a query reads of the queries above it: columns (and aggregates over
@@ -55,7 +68,9 @@ bool find_outer_reads(Node* node, void* raw) {
         ListCell* lc;
         foreach (lc, q->rtable) {
             auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
-            r->with |= rte->rtekind == RTE_CTE && static_cast<int>(rte->ctelevelsup) >= r->depth;
+            // (entered at depth d, a query's references d levels up reach
+            // the query asked about: its own WITH queries)
+            r->with |= rte->rtekind == RTE_CTE && static_cast<int>(rte->ctelevelsup) > r->depth;
         }
         ++r->depth;
         query_tree_walker(q, reinterpret_cast<bool (*)()>(find_outer_reads), raw, 0);
