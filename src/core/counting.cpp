@@ -48,52 +48,84 @@ using Role = Source::Role;
 
 // A non-linear occurrence as it was before the statement, as true rows:
 // the rows there are now less one for each equal row the statement
-// inserted, and the rows it deleted.  The filter sits above a UNION ALL
-// whose arms read one relation each, so the planner can push a subquery's
-// correlation down into both (an index scan per outer row); the inserted
-// rows are looked up in a hash, their columns in one-element arrays, whose
-// equality is the element type's and takes NULLs as equal (a column
-// without equality, its text's).  (OFFSET 0 keeps
-// the deleted rows a subquery, which a parameterized plan can rescan; a
-// transition table scan cannot be.)
+// inserted, and the rows it deleted.  Rows are matched by their unique key
+// when the source has one (narrow, never NULL), else by all the columns
+// the query uses, a column that may be NULL compared as a one-element
+// array, whose equality is the element type's and takes NULLs as equal (a
+// column without equality, by its text).
+//
+// A small change (`large` false; a kept plan) looks the inserted rows up
+// in a hash: the filter sits above a UNION ALL whose arms read one
+// relation each, so the planner can push a subquery's correlation down
+// into both (an index scan per outer row).  Past the memory a hash may
+// take, that lookup scans the inserted rows once per row; a large change
+// (planned for its size) matches them by an anti-join instead, which the
+// planner hashes (and spills) or sorts.  (OFFSET 0 keeps the deleted rows
+// a subquery, which a parameterized plan can rescan; a transition table
+// scan cannot be.)
 std::string rows_before(const Source& source, const std::string& now, const std::string& inserted,
-                        const std::string& deleted) {
+                        const std::string& deleted, bool large) {
     const std::vector<Column>& row = source.row;
+    const std::vector<Column>& match = source.key.empty() ? row : source.key;
     const std::string count = source.multiplicity.empty() ? "1::bigint" : "__ivm_r." + source.multiplicity;
     const std::string cols = tuples::columns(row, "__ivm_r");
-    auto arrays = [&](const std::string& q) {
-        return sql::join_mapped<Column>(row, ", ", [&](const Column& c) {
-            return "ARRAY[" + (c.image ? tuples::image(q + "." + c.name) : q + "." + c.name) + "]";
-        });
+    auto value = [](const Column& c, const std::string& q) {
+        const std::string v = c.image ? tuples::image(q + "." + c.name) : q + "." + c.name;
+        return c.not_null && !c.image ? v : "ARRAY[" + v + "]";
     };
-    std::string removed = (row.size() > 1 ? "ROW(" + arrays("__ivm_r") + ")" : arrays("__ivm_r")) + " IN (SELECT " +
-                          arrays("__ivm_i") + " FROM " + inserted + " __ivm_i)";
-    if (!source.unique) {
-        // Of n equal rows of which k were inserted, the first k (by
-        // physical position) go.
-        const std::string rank = "(SELECT pg_catalog.count(*) FROM " + now + " __ivm_e WHERE " +
-                                 tuples::equal(row, "__ivm_e", "__ivm_r") + " AND (__ivm_e.tableoid, __ivm_e.ctid)" +
-                                 sql::op("<") + "(__ivm_r.__ivm_rel, __ivm_r.__ivm_tid))";
-        removed += " AND ROW(" + arrays("__ivm_r") + ", " + rank + ") IN (SELECT " + arrays("__ivm_i") +
-                   ", pg_catalog.row_number() OVER (PARTITION BY " + arrays("__ivm_i") + ")" + sql::op("-") +
-                   "1 FROM " + inserted + " __ivm_i)";
+    auto values = [&](const std::string& q) {
+        return sql::join_mapped<Column>(match, ", ", [&](const Column& c) { return value(c, q); });
+    };
+    // Of n equal rows of which k were inserted, the first k (by physical
+    // position) go: a row's rank among the equal rows now.
+    auto rank = [&](const std::string& position) {
+        return "(SELECT pg_catalog.count(*) FROM " + now + " __ivm_e WHERE " + tuples::equal(row, "__ivm_e", "__ivm_r") +
+               " AND (__ivm_e.tableoid, __ivm_e.ctid)" + sql::op("<") + position + ")";
+    };
+    const std::string ranked = "pg_catalog.row_number() OVER (PARTITION BY " + values("__ivm_i") + ")" + sql::op("-") + "1";
+    auto deleted_rows = [&](const std::string& more) {
+        return "SELECT " + cols + ", " + count + more + " FROM (SELECT * FROM " + deleted + " OFFSET 0) __ivm_r" +
+               shown(source);
+    };
+    if (large) {
+        std::vector<std::string> same;
+        for (const Column& c : match) {
+            const std::string op = c.not_null && !c.image ? " " + c.equality + " " : sql::op("=");
+            same.push_back(value(c, "__ivm_r") + op + value(c, "__ivm_i"));
+        }
+        std::string inserted_rows = inserted;
+        if (!source.unique) {
+            inserted_rows = "(SELECT " + tuples::columns(row, "__ivm_i") + ", " + ranked + " AS __ivm_rank FROM " +
+                            inserted + " __ivm_i)";
+            same.push_back("__ivm_i.__ivm_rank" + sql::op("=") + rank("(__ivm_r.tableoid, __ivm_r.ctid)"));
+        }
+        const std::string where = source.multiplicity.empty() ? " WHERE" : shown(source) + " AND";
+        return "SELECT " + cols + ", __ivm_r.__ivm_cnt FROM (SELECT " + cols + ", " + count + " AS __ivm_cnt FROM " +
+               now + " __ivm_r" + where + " NOT EXISTS (SELECT 1 FROM " + inserted_rows + " __ivm_i WHERE " +
+               sql::join(same, " AND ") + ") UNION ALL " + deleted_rows("") + ") __ivm_r";
     }
+    auto tuple = [&](const std::string& q) { return match.size() > 1 ? "ROW(" + values(q) + ")" : values(q); };
+    std::string removed = tuple("__ivm_r") + " IN (SELECT " + values("__ivm_i") + " FROM " + inserted + " __ivm_i)";
+    if (!source.unique)
+        removed += " AND ROW(" + values("__ivm_r") + ", " + rank("(__ivm_r.__ivm_rel, __ivm_r.__ivm_tid)") +
+                   ") IN (SELECT " + values("__ivm_i") + ", " + ranked + " FROM " + inserted + " __ivm_i)";
     return "SELECT " + cols + ", __ivm_r.__ivm_cnt FROM (SELECT " + cols + ", " + count +
-           " AS __ivm_cnt, __ivm_r.tableoid AS __ivm_rel, __ivm_r.ctid AS __ivm_tid FROM " + now +
-           " __ivm_r" + shown(source) + " UNION ALL SELECT " + cols + ", " + count + ", NULL::oid, NULL::tid FROM (SELECT * FROM " + deleted +
-           " OFFSET 0) __ivm_r" + shown(source) + ") __ivm_r WHERE __ivm_r.__ivm_tid IS NULL OR NOT (" + removed + ")";
+           " AS __ivm_cnt, __ivm_r.tableoid AS __ivm_rel, __ivm_r.ctid AS __ivm_tid FROM " + now + " __ivm_r" +
+           shown(source) + " UNION ALL " + deleted_rows(", NULL::oid, NULL::tid") + ") __ivm_r WHERE __ivm_r.__ivm_tid IS NULL OR NOT (" +
+           removed + ")";
 }
 
 // The counted relation an occurrence stands for in one term.  "Before" is
 // the table as it was before the statement: now, minus what the statement
 // inserted, plus what it deleted (signed rows where the view is linear in
 // the occurrence, true rows elsewhere).
-std::string source_query(const CountingView& view, const Block& block, std::size_t k, State state) {
+std::string source_query(const CountingView& view, const Block& block, std::size_t k, State state,
+                         bool large = false) {
     const Source& source = block.sources.at(k);
     const std::string now = (source.only ? "ONLY " : "") + view.bases.at(source.base);
     const std::string inserted = new_rows_relation(source.base);
     const std::string deleted = old_rows_relation(source.base);
-    if (state == State::Before && source.role != Role::Linear) return rows_before(source, now, inserted, deleted);
+    if (state == State::Before && source.role != Role::Linear) return rows_before(source, now, inserted, deleted, large);
     switch (state) {
         case State::Now:
             return counted_rows(source, now, "1");
@@ -114,10 +146,12 @@ std::string output_columns(const CountingView& view, const std::string& qualifie
 // to the relation its state names, and the product of the occurrences'
 // counts.
 // A term limited to what the change of non-linear occurrence `filtered`
-// can alter reads that change as "__ivm_chg_<k+1>" and counts `sign` times.
+// can alter reads that change as "__ivm_chg_<k+1>" and counts `sign` times;
+// `large`: the change is planned for its size (rows_before).
 struct Limit {
     std::optional<std::size_t> filtered;
     const char* sign = nullptr;
+    bool large = false;
 };
 
 std::string term_query(const CountingView& view, const Block& block, const std::vector<State>& states,
@@ -127,7 +161,7 @@ std::string term_query(const CountingView& view, const Block& block, const std::
     if (limit.sign != nullptr) factors.push_back(std::string(limit.sign) + "::bigint");
     for (std::size_t k = 0; k < block.sources.size(); ++k) {
         const Source& source = block.sources[k];
-        ctes.push_back(source_placeholder(k) + " AS (" + source_query(view, block, k, states[k]) + ")");
+        ctes.push_back(source_placeholder(k) + " AS (" + source_query(view, block, k, states[k], limit.large) + ")");
         // Rows read as they are now count 1, except through another view's
         // storage, where a row stands for its multiplicity.  Subqueries
         // only filter; a row padded with NULLs counts 1.
@@ -668,7 +702,7 @@ std::string netted(const CountingView& view, const std::string& counted_union) {
 std::string new_rows_relation(std::size_t base) { return "ivm_new_" + std::to_string(base + 1); }
 std::string old_rows_relation(std::size_t base) { return "ivm_old_" + std::to_string(base + 1); }
 
-std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases) {
+std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large) {
     std::vector<std::string> terms;
     std::size_t changed_occurrences = 0;
     for (const Block& block : view.blocks) {
@@ -683,14 +717,14 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
             const std::size_t k = changed[j];
             if (block.sources[k].role == Role::Linear) {
                 states[k] = State::Delta;
-                terms.push_back(term_query(view, block, states, arm));
+                terms.push_back(term_query(view, block, states, arm, Limit{std::nullopt, nullptr, large}));
                 continue;
             }
             // Not linear: the rows the change can alter, as they are now
             // minus as they were.
-            terms.push_back(term_query(view, block, states, arm, Limit{k, "1"}));
+            terms.push_back(term_query(view, block, states, arm, Limit{k, "1", large}));
             states[k] = State::Before;
-            terms.push_back(term_query(view, block, states, arm, Limit{k, "-1"}));
+            terms.push_back(term_query(view, block, states, arm, Limit{k, "-1", large}));
         }
     }
     if (terms.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");

@@ -22,7 +22,9 @@ std::string old_rows_relation(std::size_t base);
 
 // The counted delta of the view for a statement that changed the bases
 // marked true: one row per view tuple whose count changes, with the change.
-std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases);
+// `large`: a change too large for its transition rows to be hashed in
+// memory, planned for its size (it reads tables as they were by joins).
+std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large = false);
 
 // The difference between the view's query run now and what the storage
 // holds: merging it makes the storage exact (refresh, and the first fill).

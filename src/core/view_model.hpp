@@ -61,6 +61,10 @@ struct Source {
     // the relation has one (then `unique`: no two rows are equal).
     std::vector<Column> row;
     bool unique = false;
+    // Of a unique source, the columns of `row` (never NULL, compared by
+    // their own equality) that alone tell its rows apart (a unique key);
+    // empty: all of `row`.
+    std::vector<Column> key;
 };
 
 // The name of occurrence k (from 0) in its block's template.

@@ -676,10 +676,20 @@ namespace {
 void describe_rows(const Occurrence& o, Oid relid, Source& source) {
     std::vector<AttrNumber> columns = used_columns(o);
     std::vector<AttrNumber> best;
+    bool compared_alike = false;  // the key's equality is its columns' own
     for (const UniqueKey& key : unique_keys(relid)) {
         if (!best.empty() && key.size() >= best.size()) continue;
         best.clear();
         for (const KeyColumn& c : key) best.push_back(c.attno);
+        compared_alike = std::all_of(key.begin(), key.end(), [&](const KeyColumn& c) {
+            return call([&] {
+                Oid type = InvalidOid, collation = InvalidOid;
+                int32 typmod = -1;
+                get_atttypetypmodcoll(relid, c.attno, &type, &typmod, &collation);
+                const Oid opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+                return OidIsValid(opclass) && get_opclass_family(opclass) == c.opfamily && collation == c.collation;
+            });
+        });
     }
     for (AttrNumber a : best)
         if (std::find(columns.begin(), columns.end(), a) == columns.end()) columns.push_back(a);
@@ -713,8 +723,10 @@ void describe_rows(const Occurrence& o, Oid relid, Source& source) {
         set_equality(c, type);
         c.not_null = not_null;
         source.columns.push_back(c.name);
+        if (compared_alike && !c.image && std::find(best.begin(), best.end(), a) != best.end()) source.key.push_back(c);
         source.row.push_back(std::move(c));
     }
+    if (source.key.size() != best.size()) source.key.clear();
     if (source.row.empty()) throw unsupported("a table without columns in a subquery or an outer join");
 }
 

@@ -18,8 +18,14 @@ namespace ivm::pg {
 
 double rebuild_fraction = 0.5;
 bool allow_parallel_writers = true;
+int large_delta_rows = 5000;
 
 void define_settings() {
+    DefineCustomIntVariable("ivm.large_change_rows",
+                            "Changes of more transition rows than this are planned for their size.",
+                            "A smaller change runs a plan kept for small changes (index lookups, the inserted rows "
+                            "hashed in memory).",
+                            &large_delta_rows, 5000, 0, INT_MAX, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomBoolVariable("ivm.parallel_writers",
                              "Lets writers of one base table of a view maintain it at the same time.",
                              "Off: each view is maintained by one transaction at a time, which never waits for a "
@@ -179,7 +185,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     const std::optional<KeyedChange> keyed = keyed_base_change(model, changes);
     // Fresh tuples alone are cheaper to write than the view is to rebuild.
     const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
-    auto delta = [&] { return counting::delta_query(model, changed); };
+    auto delta = [&] { return counting::delta_query(model, changed, !small); };
     if (!alone && (rebuild || !keyed)) lock_rows(view, small && !rebuild ? key : std::string(), delta);
     MaintenanceResult result;
     if (keyed && !rebuild) {

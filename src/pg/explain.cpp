@@ -150,7 +150,7 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("  deleted rows too: " + counting::keyed_merge_statement(model, "<keyed delta>", KeyedRows::Both));
     }
     if (counting::can_rebuild(model))
-        lines.push_back("large changes (more than " + std::to_string(static_cast<int>(large_delta_rows)) +
+        lines.push_back("large changes (more than " + std::to_string(large_delta_rows) +
                         " transition rows, and more than ivm.rebuild_fraction, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +
                         ", of the rows of the largest base relation and of the stored tuples): rebuild the storage: " +

@@ -14,10 +14,11 @@
 
 namespace ivm::pg {
 
-// A statement's delta above this many transition rows is planned afresh
-// with its real size instead of running the kept plan (which was planned
-// for a small delta: index lookups, nested loops).
-constexpr double large_delta_rows = 5000;
+// ivm.large_change_rows: a statement's delta above this many transition
+// rows is planned afresh with its real size instead of running the kept
+// plan (which was planned for a small delta: index lookups, nested loops,
+// the inserted rows hashed in memory).
+extern int large_delta_rows;
 // ivm.rebuild_fraction: a change of more transition rows than this
 // fraction of the rows the view's query reads (and of the tuples its storage
 // holds) rebuilds the storage from the query instead of merging the delta

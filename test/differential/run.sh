@@ -38,9 +38,13 @@ for seed in $(seq 1 "$seeds"); do
     # of merging deltas (ivm.rebuild_fraction = 0), so both ways are checked
     rebuild=0.5
     if [ $((seed % 3)) -eq 0 ]; then rebuild=0; fi
+    # every third seed from the second plans every change for its size
+    # (ivm.large_change_rows = 0), as it plans changes of many rows
+    large=5000
+    if [ $((seed % 3)) -eq 2 ]; then large=0; fi
     # the random views' seed: the run's base and this seed
     random_seed=$((random_base * 1000 + seed % 1000))
-    if out=$("${psql[@]}" -d $db -c "SET client_min_messages = warning" -c "SET ivm.rebuild_fraction = $rebuild" \
+    if out=$("${psql[@]}" -d $db -c "SET client_min_messages = warning" -c "SET ivm.rebuild_fraction = $rebuild" -c "SET ivm.large_change_rows = $large" \
                  -c "SET ivm_dt.tolerate = '${IVM_DT_RANDOM_TOLERATE:-}'" \
                  -c "SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::oid DESC" \
                  -c "CALL ivm_dt.reset_tables()" -f "$here/views.sql" \

@@ -63,8 +63,9 @@ TEST(CountingDelta, ASubqueryChangeIsTheDifferenceOfTwoLimitedEvaluations) {
     EXPECT_EQ(occurrences(sql, "EXISTS (SELECT 1 FROM __ivm_chg_2 s"), 2u);
     EXPECT_NE(sql.find("1::bigint AS __ivm_cnt FROM (WITH"), std::string::npos);
     EXPECT_NE(sql.find("-1::bigint AS __ivm_cnt FROM (WITH"), std::string::npos);
-    // s as it was: true rows (inserted ones taken out by a hash lookup, the
-    // deleted ones added), not signed counts; the subquery adds no factor
+    // s as it was: true rows (inserted ones taken out by a hash lookup, a
+    // column that may be NULL compared as an array; the deleted ones added),
+    // not signed counts; the subquery adds no factor
     EXPECT_NE(sql.find("NOT (ARRAY[__ivm_r.b] IN (SELECT ARRAY[__ivm_i.b] FROM ivm_new_2 __ivm_i)"), std::string::npos);
     EXPECT_NE(sql.find("FROM (SELECT * FROM ivm_old_2 OFFSET 0)"), std::string::npos);
     EXPECT_EQ(sql.find("__ivm_c2"), std::string::npos);
@@ -73,6 +74,27 @@ TEST(CountingDelta, ASubqueryChangeIsTheDifferenceOfTwoLimitedEvaluations) {
     CountingView keyed = anti_join_view();
     keyed.blocks[0].sources[1].unique = true;
     EXPECT_EQ(ivm::counting::delta_query(keyed, {false, true}).find("row_number"), std::string::npos);
+}
+
+TEST(CountingDelta, ALargeChangeTakesInsertedRowsOutByAnAntiJoin) {
+    CountingView v = anti_join_view();
+    const std::string sql = ivm::counting::delta_query(v, {false, true}, true);
+    EXPECT_NE(sql.find("FROM ONLY public.s __ivm_r WHERE NOT EXISTS (SELECT 1 FROM (SELECT __ivm_i.b, "
+                       "pg_catalog.row_number() OVER (PARTITION BY ARRAY[__ivm_i.b])"),
+              std::string::npos);
+    EXPECT_NE(sql.find("ARRAY[__ivm_r.b] OPERATOR(pg_catalog.=) ARRAY[__ivm_i.b] AND __ivm_i.__ivm_rank"), std::string::npos);
+    EXPECT_EQ(sql.find(" IN (SELECT"), std::string::npos);
+    // with a unique key, by the key alone, compared plainly (never NULL)
+    Source& s = v.blocks[0].sources[1];
+    s.row.push_back({"k", "OPERATOR(pg_catalog.=)", true});
+    s.row.back().not_null = true;
+    s.unique = true;
+    s.key = {s.row.back()};
+    const std::string keyed = ivm::counting::delta_query(v, {false, true}, true);
+    EXPECT_NE(keyed.find("NOT EXISTS (SELECT 1 FROM ivm_new_2 __ivm_i WHERE __ivm_r.k OPERATOR(pg_catalog.=) __ivm_i.k)"),
+              std::string::npos);
+    EXPECT_NE(ivm::counting::delta_query(v, {false, true}).find("NOT (__ivm_r.k IN (SELECT __ivm_i.k FROM ivm_new_2 __ivm_i))"),
+              std::string::npos);
 }
 
 TEST(CountingDelta, TheOuterRelationOfASubqueryChangesByDelta) {
