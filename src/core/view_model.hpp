@@ -184,6 +184,20 @@ struct CountingView {
         std::size_t same_argument = own;
     };
     std::vector<Partial> partial;  // one per output column; empty: recompute groups
+
+    // How the storage holds the view: the one choice the generators of
+    // counting.hpp dispatch on.
+    enum class Shape {
+        Tuples,        // a row per tuple and its derivation count (DISTINCT: shown once)
+        SetOperation,  // a row per tuple and its count in each arm of the set operation tree
+        Groups,        // a row per group (or window partition row), recomputed from the group's rows
+        PartialState,  // a row per group and the partial state of its aggregates, which a delta updates
+    };
+    Shape shape() const {
+        if (!partial.empty()) return Shape::PartialState;
+        if (aggregate) return Shape::Groups;
+        return arms > 0 ? Shape::SetOperation : Shape::Tuples;
+    }
 };
 
 }  // namespace ivm

@@ -54,21 +54,29 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("algorithm: dred: the query is recursive (WITH RECURSIVE ... UNION), so its recursive "
                         "relation is kept as a set and maintained by delete and rederive; the query over it "
                         "is maintained by counting from the relation's changes");
-    else if (!model.partial.empty())
-        lines.push_back("algorithm: counting: the query is not recursive; its aggregates are count, sum and avg "
-                        "over integers or numeric, min and max, so each group keeps its row count and per aggregate the count "
-                        "and the sum or the extreme of its arguments (__ivm_n<k>, __ivm_s<k>, __ivm_x<k>), which a "
-                        "change updates; a group whose min or max value goes is recomputed");
-    else if (model.windowed)
-        lines.push_back("algorithm: counting: the query is not recursive; it has window functions, so the view "
-                        "keeps its rows with their partition keys and a change recomputes the partitions whose "
-                        "input rows it touched");
-    else if (model.aggregate)
-        lines.push_back("algorithm: counting: the query is not recursive; it aggregates, so the view keeps "
-                        "one row per group and a change recomputes the groups whose input rows it touched");
     else
-        lines.push_back("algorithm: counting: the query is not recursive, so each stored tuple carries "
-                        "the number of its derivations and leaves the view when it reaches zero");
+        switch (model.shape()) {
+            case CountingView::Shape::PartialState:
+                lines.push_back("algorithm: counting: the query is not recursive; its aggregates are count, sum and avg "
+                                "over integers or numeric, min and max, so each group keeps its row count and per "
+                                "aggregate the count and the sum or the extreme of its arguments (__ivm_n<k>, "
+                                "__ivm_s<k>, __ivm_x<k>), which a change updates; a group whose min or max value goes is "
+                                "recomputed");
+                break;
+            case CountingView::Shape::Groups:
+                lines.push_back(model.windowed
+                                    ? "algorithm: counting: the query is not recursive; it has window functions, so the "
+                                      "view keeps its rows with their partition keys and a change recomputes the "
+                                      "partitions whose input rows it touched"
+                                    : "algorithm: counting: the query is not recursive; it aggregates, so the view keeps "
+                                      "one row per group and a change recomputes the groups whose input rows it touched");
+                break;
+            case CountingView::Shape::SetOperation:
+            case CountingView::Shape::Tuples:
+                lines.push_back("algorithm: counting: the query is not recursive, so each stored tuple carries "
+                                "the number of its derivations and leaves the view when it reaches zero");
+                break;
+        }
     lines.push_back("definition: " + view.entry.definition);
     lines.push_back("base relations: " + sql::join(model.bases, ", "));
     for (const std::vector<Oid>* bases : {&view.analyzed.base_oids, &view.analyzed.recursive_base_oids})

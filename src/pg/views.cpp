@@ -218,10 +218,10 @@ void announce(const Names& n, const AnalyzedView& a, bool new_storage) {
                "its recursive relation is stored in " + n.recursive);
     else
         notice("view " + n.view + " is maintained by counting, as its query is not recursive" +
-               (!a.model.partial.empty() ? "; its aggregates are kept from partial state per group"
-                : a.model.windowed  ? "; the window partitions a change touches are recomputed"
-                : a.model.aggregate ? "; the groups a change touches are recomputed"
-                                    : ""));
+               (a.model.shape() == CountingView::Shape::PartialState ? "; its aggregates are kept from partial state per group"
+                : a.model.shape() != CountingView::Shape::Groups     ? ""
+                : a.model.windowed ? "; the window partitions a change touches are recomputed"
+                                   : "; the groups a change touches are recomputed"));
     if (a.model.bases.empty() && !a.recursion())
         notice("view " + n.view + " reads no table: its rows are computed once and never change (a function in "
                "FROM is immutable, so ivm takes it to return the same rows every time)");

@@ -1,0 +1,74 @@
+// Counting, the storage: its table, its key index and the view users read.
+#include "core/counting.hpp"
+#include "core/counting_shared.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/sql_text.hpp"
+#include "core/tuples.hpp"
+
+namespace ivm::counting {
+
+std::string row_count_query(const CountingView& view) {
+    if (!view.repeats_rows()) return "SELECT pg_catalog.count(*) FROM " + view.storage;
+    return "SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM " + view.storage;
+}
+
+std::vector<std::string> storage_index_ddl(const CountingView& view) {
+    if (tuples::key(keyed_columns(view), "").empty()) return {};
+    return {"CREATE INDEX ON " + view.storage + " (__ivm_key)"};
+}
+
+std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view, bool index_later) {
+    std::string columns = "LIKE " + query_view;
+    for (const Column& k : view.group_keys) columns += ", " + k.name + " " + k.type;
+    columns += ", __ivm_count bigint NOT NULL";
+    for (int a = 0; a < view.arms; ++a) columns += ", " + arm_column("__ivm_arm", a) + " bigint NOT NULL";
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        if (!has_argument(view.partial[k].kind)) continue;
+        const Parts parts = state_parts(view, k);
+        const std::string n = std::to_string(k + 1);
+        if (parts.own_n) columns += ", __ivm_n" + n + " bigint NOT NULL";
+        if (parts.own_s) columns += ", __ivm_s" + n + " numeric";
+        if (parts.own_x) columns += ", __ivm_x" + n + " " + tracked_type(view, k) + ", __ivm_xn" + n + " bigint NOT NULL";
+        if (parts.own_s && view.partial[k].numeric)
+            for (const Special& sp : specials) columns += std::string(", ") + sp.column + n + " bigint NOT NULL";
+    }
+    // An aggregate view's rows are found by their group.
+    const std::string key = tuples::key(keyed_columns(view), "");
+    if (!key.empty()) columns += ", __ivm_key bigint NOT NULL";
+    std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
+    if (key.empty()) return ddl;
+    if (!index_later)
+        for (const std::string& index : storage_index_ddl(view)) ddl.push_back(index);
+    // What the key is made of, for \d+ (and alter_view's comparison of storages).
+    std::vector<std::string> hashed;
+    std::string lead;
+    for (const Column& c : keyed_columns(view)) {
+        if (!c.hashable || !c.hashed) continue;
+        hashed.push_back(c.name);
+        if (c.leads_key) lead = c.name;
+    }
+    ddl.push_back("COMMENT ON COLUMN " + view.storage + ".__ivm_key IS " +
+                  sql::literal("the key by which maintenance finds a stored row: a hash of (" + sql::join(hashed, ", ") +
+                               ")" + (lead.empty() ? "" : ", led by the value of " + lead)));
+    return ddl;
+}
+
+std::string user_view_ddl(const CountingView& view, const std::string& user_view, bool populated,
+                          ViewDdl how) {
+    const std::string create = how == ViewDdl::Create ? "CREATE VIEW " : "CREATE OR REPLACE VIEW ";
+    if (!populated) {
+        std::vector<std::string> nulls;
+        for (const Column& c : view.columns) nulls.push_back("NULL::" + c.type + " AS " + c.name);
+        return create + user_view + " AS SELECT " + sql::join(nulls, ", ") +
+               " FROM ivm.unpopulated(" + sql::literal(user_view) + ")";
+    }
+    std::string from = view.storage + " __ivm_s";
+    if (view.repeats_rows()) from += " CROSS JOIN LATERAL ivm.copies(__ivm_s.__ivm_count) __ivm_n";
+    return create + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " + from;
+}
+
+}  // namespace ivm::counting
