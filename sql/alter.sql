@@ -10,6 +10,8 @@ SELECT ctid AS kept_ctid FROM v__ivm_data WHERE x = 1 \gset
 -- counting to DRed: (1,2), (2,3), (3,4) are derived by both and stay
 SELECT ivm.alter_view('v', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, y FROM tc');
 SELECT name, algorithm FROM ivm.views;
+-- the new query view is described as the old one was
+SELECT obj_description('v__ivm_query'::regclass, 'pg_class');
 SELECT ctid = :'kept_ctid' AS tuple_kept FROM v__ivm_data WHERE x = 1 AND y = 2;
 SELECT * FROM v ORDER BY 1, 2;
 INSERT INTO edge VALUES (4, 5);

@@ -350,6 +350,53 @@ std::vector<Oid> prepare_definition(const Names& n, bool program, Query*& parsed
     return {};
 }
 
+// A definition as create_view and alter_view take it: its parts made (or a
+// program's items' table), then analyzed and checked before anything else
+// is made (a refused definition leaves nothing behind but what the
+// statement's rollback removes).
+struct Definition {
+    std::string text;  // the query, reading its parts
+    Query* parsed = nullptr;
+    std::optional<ProgramStorage> items;
+    std::vector<Oid> parts;
+    AnalyzedView proposed;
+};
+
+Definition prepare(const Names& n, const char* query, bool program, Query* parsed, PartNames* part_names) {
+    Definition d;
+    d.text = query;
+    d.parsed = parsed;
+    d.parts = prepare_definition(n, program, d.parsed, d.text, d.items, part_names);
+    d.proposed = analyze_query(d.parsed, n.storage, d.items ? d.items->name : n.recursive,
+                               d.items ? d.items->oid : InvalidOid);
+    check_bases(d.proposed);
+    return d;
+}
+
+// The definition's query view (and recursive storage), analyzed as stored.
+AnalyzedView create_query(const Names& n, const Definition& d, catalog::Entry& entry) {
+    return create_definition(n, d.items ? d.items->stand_in.c_str() : d.text.c_str(), d.parsed->hasRecursive,
+                             entry.query_view, entry.recursive_storage, d.items ? &*d.items : nullptr);
+}
+
+// The view's catalog entry with its dependencies, triggers and comments, and
+// a word on what was made; the parts made for it become its parts.
+void record(const Names& n, catalog::Entry& entry, const AnalyzedView& analyzed, const Definition& d,
+            bool new_storage) {
+    entry.algorithm = algorithm_of(analyzed);
+    entry.definition = d.text;
+    entry.bases = user_bases(analyzed, entry.recursive_storage);
+    catalog::insert(entry);
+    for (Oid part : d.parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
+    record_dependencies(entry);
+    install_recursive_triggers(entry.view_id, analyzed);
+    spi::execute("COMMENT ON VIEW " + n.view + " IS " +
+                 sql::literal("incrementally maintained view (" + entry.algorithm + "): " + d.text));
+    spi::execute("COMMENT ON VIEW " + n.query + " IS " +
+                 sql::literal("defining query of incrementally maintained view " + n.view));
+    announce(n, analyzed, new_storage);
+}
+
 // Creates the view; returns its number of rows.  Subqueries in FROM that
 // need a view of their own get one first, which the definition then reads
 // (`part_names`: this view is a part, its parts are named as it was).
@@ -375,18 +422,10 @@ int64 create_view(const char* name, const char* query, PartNames* part_names) {
     if (relation_in(nsp, relname) != InvalidOid)
         throw Error("42P07", "relation \"" + relname + "\" already exists");
 
-    std::string definition = query;
     const Names n = names_for(nsp, relname);
-    std::optional<ProgramStorage> items;
-    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items, part_names);
-    query = definition.c_str();
-
-    const bool recursive = parsed->hasRecursive;
-    check_bases(analyze_query(parsed, n.storage, items ? items->name : n.recursive,
-                              items ? items->oid : InvalidOid));  // refuse before creating the rest
+    const Definition d = prepare(n, query, program, parsed, part_names);
     catalog::Entry entry;
-    AnalyzedView analyzed = create_definition(n, items ? items->stand_in.c_str() : query, recursive, entry.query_view,
-                                              entry.recursive_storage, items ? &*items : nullptr);
+    AnalyzedView analyzed = create_query(n, d, entry);
     if (analyzed.ignored_order_by)
         notice("ORDER BY is ignored: an incrementally maintained view is a multiset, read it with ORDER BY");
     entry.key_columns = counting::key_columns(analyzed.model);
@@ -396,18 +435,7 @@ int64 create_view(const char* name, const char* query, PartNames* part_names) {
     entry.view_id = catalog::next_view_id();
     entry.view = relation_in(nsp, relname);
     entry.storage = relation_in(nsp, relname + storage_suffix);
-    entry.algorithm = algorithm_of(analyzed);
-    entry.definition = query;
-    entry.bases = user_bases(analyzed, entry.recursive_storage);
-    catalog::insert(entry);
-    for (Oid part : parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
-    record_dependencies(entry);
-    install_recursive_triggers(entry.view_id, analyzed);
-    spi::execute("COMMENT ON VIEW " + n.view + " IS " +
-                 sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
-    spi::execute("COMMENT ON VIEW " + n.query + " IS " +
-                 sql::literal("defining query of incrementally maintained view " + n.view));
-    announce(n, analyzed, true);
+    record(n, entry, analyzed, d, true);
 
     faults::point("create.made");
     fill(entry.view_id, analyzed, true);
@@ -440,14 +468,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
                     "cannot redefine unpopulated view " + qualified_name(entry.view),
                     {}, "Populate it first with ivm.refresh_view().");
     const Names n = names_of(entry);
-    std::string definition = query;
-    std::optional<ProgramStorage> items;
-    const std::vector<Oid> parts = prepare_definition(n, program, parsed, definition, items, nullptr);
-    query = definition.c_str();
-    const bool recursive = parsed->hasRecursive;
-    AnalyzedView proposed = analyze_query(parsed, n.storage, items ? items->name : n.recursive,
-                                          items ? items->oid : InvalidOid);  // refuse first
-    check_bases(proposed);
+    Definition d = prepare(n, query, program, parsed, nullptr);
     std::shared_ptr<ViewRuntime> old_view = runtime_for(entry.view_id);
     // The storage's shape (columns, counts, partial state, per-arm counts)
     // and the view over it, as their DDL says.
@@ -470,11 +491,10 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     // In with the new ones.  The stored tuples stay when the storage keeps
     // its shape and its key: the first merge then changes only what the
     // definitions disagree on.  (An aggregate's storage is keyed by its groups.)
-    const std::vector<std::string> key_columns = counting::key_columns(proposed.model);
-    counting::use_key_columns(proposed.model, key_columns);
-    const bool same_columns = shape(proposed.model) == old_shape && key_columns == entry.key_columns;
-    AnalyzedView analyzed = create_definition(n, items ? items->stand_in.c_str() : query, recursive, entry.query_view,
-                                              entry.recursive_storage, items ? &*items : nullptr);
+    const std::vector<std::string> key_columns = counting::key_columns(d.proposed.model);
+    counting::use_key_columns(d.proposed.model, key_columns);
+    const bool same_columns = shape(d.proposed.model) == old_shape && key_columns == entry.key_columns;
+    AnalyzedView analyzed = create_query(n, d, entry);
     counting::use_key_columns(analyzed.model, key_columns);
     entry.key_columns = key_columns;
     int64 changed = 0;
@@ -486,19 +506,10 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
         entry.storage = relation_in(n.nsp, n.relname + storage_suffix);
         changed = old_rows;
     }
-    entry.algorithm = algorithm_of(analyzed);
-    entry.definition = query;
-    entry.bases = user_bases(analyzed, entry.recursive_storage);
     catalog::remove(entry.view_id);
-    catalog::insert(entry);
-    record_dependencies(entry);
-    install_recursive_triggers(entry.view_id, analyzed);
-    spi::execute("COMMENT ON VIEW " + n.view + " IS " +
-                 sql::literal("incrementally maintained view (" + entry.algorithm + "): " + query));
-    announce(n, analyzed, !same_columns);
+    record(n, entry, analyzed, d, !same_columns);
     faults::point("alter.replaced");
     MaintenanceResult result = fill(entry.view_id, analyzed, !same_columns);
-    for (Oid part : parts) catalog::set_part_of(catalog::find_by_view(part)->view_id, entry.view_id);
     // Parts made for the old definition's subqueries go, unless still read.
     const std::vector<int32> old_parts = catalog::parts_of(entry.view_id);
     for (auto part = old_parts.rbegin(); part != old_parts.rend(); ++part) {
