@@ -46,7 +46,7 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
     // a storage out of step with its base tables.  The count is checked on
     // what was deleted, not in the join: an unanalyzed storage's guess that
     // few tuples have count 1 made the join a nested loop over all of them
-    // (a 10,000-row delete from a view created empty, then loaded: 43 s).
+    // (docs/benchmarks.md, "Measurements behind design decisions").
     // Inserted tuples need no lookup: the key a deleted tuple leaves free
     // is the only stored one an inserted tuple can show.
     const bool inserts = rows == KeyedRows::Both;
@@ -88,9 +88,10 @@ bool shows_whole_key(const CountingView& view, const LookupBase& lookup) {
 }
 
 // The view column that leads the key: the one showing a lookup base's key
-// where its rows do not tell the key (W1's bid, for branches: its tuples are
-// then one range of the key index, and stored together), else the first
-// integer one.  None (npos) without an integer column.
+// where its rows do not tell the key (a join view's branch id, for the
+// branches table: its tuples are then one range of the key index, and
+// stored together), else the first integer one.  None (npos) without an
+// integer column.
 std::size_t chosen_lead(const CountingView& view) {
     for (const std::optional<LookupBase>& lookup : view.lookups) {
         if (!lookup || lookup->key.size() != 1 || shows_whole_key(view, *lookup)) continue;

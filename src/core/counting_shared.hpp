@@ -53,8 +53,8 @@ std::string key_value(const CountingView& view, const std::string& q, tuples::Ke
 // Partial state of aggregate views (counting_aggregates.cpp).
 bool has_argument(CountingView::Partial::Kind kind);
 
-// Aggregates over one argument share its partial state: W2's count, sum,
-// avg and max of abalance keep one count of non-NULL values and one sum.
+// Aggregates over one argument share its partial state: count, sum, avg
+// and max of one column keep one count of non-NULL values and one sum.
 // Each part is kept by the first aggregate that has it, under its number:
 // __ivm_n<n>; __ivm_s<s> with a numeric sum's specials; __ivm_x<x> and
 // __ivm_xn<x> (a min, a max, a numeric sum's largest scale).  An

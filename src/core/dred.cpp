@@ -113,7 +113,7 @@ std::string key_over_deleted(const std::string& key) {
 // for every candidate).  A key shared by a tuple still in R only makes it
 // derived again: the apply step inserts nothing stored.  The hashed
 // over-deleted keys are asked first (PostgreSQL evaluates an OR's arms in
-// order): the thousands of over-deleted tuples a heavy W3 delete derives
+// order): the thousands of over-deleted tuples a heavy delete derives
 // again then skip their probe of R.  Without a key the over-deleted set is
 // scanned for each tuple, after R.
 std::string unknown(const RecursiveRelation& r, const std::string& q) {
@@ -179,9 +179,9 @@ std::string rederive_query(const RecursiveRelation& r, Rederive how) {
         // OFFSET 0 keeps the planner from evaluating the rule once and
         // hashing it instead: for the recursive rule that joins all of R,
         // and a kept plan made for a few tuples would do it for many.  A
-        // rule over base tables alone is otherwise left to the planner (W3's
-        // heaviest delete: its 7,400 edges hashed once instead of 12,633
-        // probes, the step 96 -> 78 ms).
+        // rule over base tables alone is otherwise left to the planner, which
+        // may hash the table once instead of probing it per tuple
+        // (docs/benchmarks.md, "Measurements behind design decisions").
         const bool fenced = how == Rederive::Lookups || rule.recursive();
         derivable.push_back(terms + tuples::equal(r.columns, "__ivm_p", "__ivm_d") + (fenced ? " OFFSET 0)" : ")"));
     }

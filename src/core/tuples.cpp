@@ -24,12 +24,11 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     // An integer column leads (a counting view's first): a storage that
     // gets its tuples in that column's order (new ids, a serial) adds them
     // at the right end of its key index, as the base table's own key index
-    // does, instead of all over it (100,000 new accounts into W4's
-    // 1,000,000-row storage: 312 instead of 368 ms under EXPLAIN ANALYZE;
-    // whole statements about 5%).  A value beyond 2^39 only wraps the
+    // does, instead of all over it.  A value beyond 2^39 only wraps the
     // order; equal keys are told apart by the columns, as hash collisions
     // are.  DRed's relations keep the plain hash: led by their first
-    // column, deleting and re-inserting each of W3's edges took 5-12% longer.
+    // column, their changes came out slower (both measured in
+    // docs/benchmarks.md, "Measurements behind design decisions").
     return "((COALESCE(" + lead + "::bigint, 0)" + sql::op("<<") + "24)" + sql::op("|") + "(" + hash + sql::op("&") +
            "16777215))";
 }
@@ -109,8 +108,8 @@ std::string carry_key(const std::vector<Column>& cols, const std::string& rows) 
     if (k.empty()) return rows;
     // Sorted, a large delta walks the key index from left to right (its
     // lookups and the storage's index inserts touch each page once, in
-    // order) instead of jumping around it: 100,000 new tuples merge into a
-    // 1,000,000-row storage in about 60% of the time.
+    // order) instead of jumping around it (docs/benchmarks.md, "Measurements
+    // behind design decisions").
     return "SELECT __ivm_x.*, " + k + " AS __ivm_h FROM (" + rows + ") __ivm_x ORDER BY __ivm_h";
 }
 

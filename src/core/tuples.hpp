@@ -47,9 +47,9 @@ std::string same(const std::vector<Column>& cols, const std::string& a, Key a_ke
 // As same(), between the stored relation's tuple (alias `stored`) and each
 // of `rows`' tuples, in a join the planner can only run as one key index
 // lookup per row: the keys' equality is written `= ANY (ARRAY[...])`, which
-// it can neither hash nor merge.  As a plain join, deleting W4's 100,000
-// tuples from its 1,000,000 merge-joined the whole key index (500-670
-// instead of 250-360 ms).  Without a key, as same().
+// it can neither hash nor merge.  As a plain join, a large delete
+// merge-joined the whole key index (docs/benchmarks.md, "Measurements
+// behind design decisions").  Without a key, as same().
 std::string looked_up(const std::vector<Column>& cols, const std::string& stored, const std::string& rows, Key rows_key);
 
 // Each column equal or both NULL, without the key ("true" for no columns).

@@ -114,8 +114,9 @@ struct CountingView {
     std::vector<bool> keying;
 
     // A base joined on a unique key of its own whose columns the view shows,
-    // as themselves or as the columns they equal in the join (W1's branches,
-    // its key bid equal to the accounts.bid the view shows): the stored
+    // as themselves or as the columns they equal in the join (branches in
+    // `accounts a JOIN branches b ON a.bid = b.bid`, its key bid equal to
+    // the a.bid the view shows): the stored
     // tuples a row of it derives are those that show its key, and it derives
     // all of them.  An UPDATE of its rows that keeps each row's key and every
     // column the query reads other than those it shows as they are moves

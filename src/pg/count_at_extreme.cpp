@@ -2,8 +2,9 @@
 // sum of the weights of the rows whose value is the greatest (least) of all
 // rows aggregated; 0 over no rows.  A min/max view's delta needs, per group,
 // how many derivations came (or went) at the extreme: with only the standard
-// aggregates that takes a window over the sorted delta, which cost W2's
-// 10,000-row change more than the whole rest of its aggregation.
+// aggregates that takes a window over the sorted delta, which cost a large
+// change more than the whole rest of its aggregation (docs/benchmarks.md,
+// "Measurements behind design decisions").
 //
 // Values compare with the comparison function of their type's default
 // B-tree operator class, under the call's collation, which is the ordering

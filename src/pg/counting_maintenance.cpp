@@ -211,23 +211,30 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     return result;
 }
 
-MaintenanceResult refresh(ViewRuntime& view) {
+namespace {
+
+// A statement that writes the whole storage, under the view's lock and its
+// owner's rights; `then` runs after it, in the same rights.
+MaintenanceResult run_whole(ViewRuntime& view, const char* key, std::string (*statement)(const CountingView&),
+                            void (*then)(const CountingView&) = nullptr) {
     const CountingView& model = view.analyzed.model;
     lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
-    MaintenanceResult result = run_merge(view, "refresh", [&] { return counting::refresh_statement(model); });
+    MaintenanceResult result = run_merge(view, key, [&] { return statement(model); });
+    if (then != nullptr) then(model);
     leave(e);
     return result;
 }
 
+}  // namespace
+
+MaintenanceResult refresh(ViewRuntime& view) { return run_whole(view, "refresh", counting::refresh_statement); }
+
 MaintenanceResult first_fill(ViewRuntime& view) {
-    const CountingView& model = view.analyzed.model;
-    lock_for_maintenance(view, view.entry.storage);
-    Elevated e = enter(view);
-    MaintenanceResult result = run_merge(view, "first fill", [&] { return counting::first_fill_statement(model); });
-    for (const std::string& ddl : counting::storage_index_ddl(model)) spi::execute(ddl);
-    leave(e);
-    return result;
+    // The key index is built after the fill, once.
+    return run_whole(view, "first fill", counting::first_fill_statement, [](const CountingView& model) {
+        for (const std::string& ddl : counting::storage_index_ddl(model)) spi::execute(ddl);
+    });
 }
 
 void empty_storage(ViewRuntime& view) {

@@ -90,10 +90,11 @@ int planner_without(std::initializer_list<const char*> off) {
 
 // PostgreSQL plans the work table of a recursive CTE at ten times its seed
 // rows, so a DRed step seeded by a few tuples hashes (or merge-joins) all of
-// the base table its recursion joins (W3's 7,400 edges: 0.7-1.2 ms in each
-// of two steps, more than the rest of a small change).  While the seeds are
-// few, the step is planned with hash and merge joins and sequential scans
-// priced out: its joins become index lookups, and a join with no index to
+// the base table its recursion joins, which costs more than the rest of a
+// small change (docs/benchmarks.md, "Measurements behind design
+// decisions").  While the seeds are few, the step is planned with hash and
+// merge joins and sequential scans priced out: its joins become index
+// lookups, and a join with no index to
 // look up is still hashed (every way then carries the penalty, and a nested
 // loop over a sequential scan carries it once per outer row).  Returns the
 // GUC nest level to restore with AtEOXact_GUC.

@@ -41,12 +41,11 @@ SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::funct
 SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate);
 double generic_plan_cost(SPIPlanPtr plan, bool saved);
 // A merge of a change this small runs a plan made with prefer_lookups.
-// Given a delta of a row or two and a small storage (W2's 100 groups), the
-// planner prices a sequential scan and three hash joins below index and
-// TID lookups, but starting the hash joins up costs more than the lookups
-// do: W2's one-row merge under EXPLAIN ANALYZE 0.174 -> 0.089 ms (whole
-// one-row UPDATEs, two builds alternated, moved less than this machine's
-// noise); from 50 transition rows on the usual plan was as fast or faster.
+// Given a delta of a row or two and a small storage (a hundred groups),
+// the planner prices a sequential scan and three hash joins below index
+// and TID lookups, but starting the hash joins up costs more than the
+// lookups do; from 50 transition rows on the usual plan was as fast or
+// faster (docs/benchmarks.md, "Measurements behind design decisions").
 constexpr double lookup_delta_rows = 20;
 
 // Runs `generate`'s statement through the plan kept under `key` (made

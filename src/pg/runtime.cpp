@@ -67,9 +67,9 @@ double pages_read(const ViewRuntime& view) {
 // Kept plans are remade when what they read has more than doubled since:
 // PostgreSQL replans them after an ANALYZE, but a table that grows in one
 // transaction, or before autovacuum comes, keeps plans made for it small.
-// A storage emptied and analyzed so, then loaded again 500 rows a statement:
-// each merge looked every delta tuple up by a scan of the whole storage
-// (200 statements: 120 s).
+// A storage emptied and analyzed so, then loaded again a few hundred rows a
+// statement: each merge looked every delta tuple up by a scan of the whole
+// storage (docs/benchmarks.md, "Measurements behind design decisions").
 bool outgrown(const ViewRuntime& view) { return pages_read(view) > 2 * view.pages_planned_for + 16; }
 
 std::shared_ptr<ViewRuntime> runtime_for(int32 view_id) {

@@ -162,12 +162,12 @@ void install_counting_triggers(int32 view_id, const AnalyzedView& a) {
 // Statistics for a table just filled, so that the first changes are
 // planned from them and not from guesses, long before autovacuum gets to
 // it: guessing that few stored tuples have a count of 1, the planner made
-// the key-index probes of a delete of 4,000 pairs from a 44,000-pair
-// closure a nested loop over the whole storage (17 s instead of 64 ms).
+// the key-index probes of a delete a nested loop over the whole storage.
 // An empty table is left unanalyzed: the planner assumes that a table
 // never counted may hold some pages, and plans one analyzed empty as if it
 // stayed so, which made the first large load read the table again for
-// every row it wrote (40,000 pairs inserted into a closure: 12 s).
+// every row it wrote (both in docs/benchmarks.md, "Measurements
+// behind design decisions").
 void analyze_table(Oid relation) {
     const std::string name = qualified_name(relation);
     if (spi::query_int("SELECT pg_catalog.count(*) FROM (SELECT FROM " + name + " LIMIT 1) __ivm_any") > 0)
