@@ -37,7 +37,6 @@ SELECT refused($$SELECT a FROM mat$$);
 SELECT refused($$SELECT a FROM ONLY parted$$);
 SELECT refused($$SELECT a FROM ONLY parent$$);
 SELECT refused($$SELECT a FROM tmp$$);
-SELECT refused($$SELECT a AS __ivm_count FROM t$$);
 SELECT ivm_error($$SELECT ivm.create_view('pg_temp.x', 'SELECT a FROM t')$$);
 -- PostgreSQL's own errors, reported against the query, with its codes
 SELECT ivm.create_view('x', 'SELECT a FROM missing_table');

@@ -62,13 +62,18 @@ std::string user_view_ddl(const CountingView& view, const std::string& user_view
     const std::string create = how == ViewDdl::Create ? "CREATE VIEW " : "CREATE OR REPLACE VIEW ";
     if (!populated) {
         std::vector<std::string> nulls;
-        for (const Column& c : view.columns) nulls.push_back("NULL::" + c.type + " AS " + c.name);
+        for (const Column& c : view.columns) nulls.push_back("NULL::" + c.type + " AS " + tuples::shown_name(c.name));
         return create + user_view + " AS SELECT " + sql::join(nulls, ", ") +
                " FROM ivm.unpopulated(" + sql::literal(user_view) + ")";
     }
     std::string from = view.storage + " __ivm_s";
     if (view.repeats_rows()) from += " CROSS JOIN LATERAL ivm.copies(__ivm_s.__ivm_count) __ivm_n";
-    return create + user_view + " AS SELECT " + output_columns(view, "__ivm_s") + " FROM " + from;
+    std::vector<std::string> shown;
+    for (const Column& c : view.columns) {
+        const std::string name = tuples::shown_name(c.name);
+        shown.push_back("__ivm_s." + c.name + (name == c.name ? "" : " AS " + name));
+    }
+    return create + user_view + " AS SELECT " + sql::join(shown, ", ") + " FROM " + from;
 }
 
 }  // namespace ivm::counting

@@ -2,7 +2,25 @@
 
 #include "core/sql_text.hpp"
 
+#include <cstring>
+
 namespace ivm::tuples {
+
+namespace {
+constexpr const char* own_prefix = "__ivm_";
+constexpr const char* user_prefix = "__ivm_u_";
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+}  // namespace
+
+std::string stored_name(const std::string& user_name) {
+    return starts_with(user_name, own_prefix) ? user_prefix + user_name : user_name;
+}
+
+std::string shown_name(const std::string& quoted) {
+    const std::size_t at = !quoted.empty() && quoted[0] == '"' ? 1 : 0;
+    if (quoted.compare(at, std::strlen(user_prefix), user_prefix) != 0) return quoted;
+    return quoted.substr(0, at) + quoted.substr(at + std::strlen(user_prefix));
+}
 
 std::string columns(const std::vector<Column>& cols, const std::string& qualifier) {
     return sql::join_mapped<Column>(cols, ", ", [&](const Column& c) {

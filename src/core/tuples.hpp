@@ -12,6 +12,15 @@ namespace ivm::tuples {
 // "q.a, q.b" (or "a, b" without qualifier).
 std::string columns(const std::vector<Column>& cols, const std::string& qualifier);
 
+// ivm's own names begin with __ivm_ and never with __ivm_u_: a column the
+// user names __ivm_... is stored, and read by ivm, as __ivm_u___ivm_...
+// (the query view and the storage carry that name, the view the user
+// reads shows the user's), so no name of the user's meets one of ivm's.
+std::string stored_name(const std::string& user_name);
+// The name a view shows for a stored column (`quoted`, as quote_identifier
+// writes it).
+std::string shown_name(const std::string& quoted);
+
 // A value as its text in the "C" collation: how values of a type without
 // equality are told apart (Column::image).
 std::string image(const std::string& value);

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
+#include "core/tuples.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/expand_views.hpp"
@@ -155,8 +156,11 @@ void read_as_placeholder(RangeTblEntry* rte, char* name, Index levelsup) {
         rte->eref->colnames = NIL;
         for (int a = 0; a < desc->natts; ++a) {
             Form_pg_attribute att = TupleDescAttr(desc, a);
-            rte->eref->colnames = lappend(rte->eref->colnames,
-                                          makeString(pstrdup(att->attisdropped ? "" : NameStr(att->attname))));
+            // (an ivm view's columns as its storage names them)
+            const std::string name = att->attisdropped                          ? ""
+                                     : rel->rd_rel->relkind == RELKIND_VIEW ? tuples::stored_name(NameStr(att->attname))
+                                                                            : NameStr(att->attname);
+            rte->eref->colnames = lappend(rte->eref->colnames, makeString(pstrdup(name.c_str())));
             rte->coltypes = lappend_oid(rte->coltypes, att->attisdropped ? InvalidOid : att->atttypid);
             rte->coltypmods = lappend_int(rte->coltypmods, att->attisdropped ? -1 : att->atttypmod);
             rte->colcollations = lappend_oid(rte->colcollations, att->attisdropped ? InvalidOid : att->attcollation);
@@ -360,7 +364,9 @@ void mark_key_lead(std::vector<Column>& cols, Oid type) {
 }
 
 Column make_column(const char* name, Oid type, int32 typmod, Oid collation, bool user_column = true) {
-    if (user_column && std::string(name).rfind("__ivm_", 0) == 0)
+    // (an output column the user named __ivm_... arrives as tuples::stored_name
+    // made it; a column of a recursive relation is stored as named)
+    if (user_column && tuples::stored_name(name) != name && std::string(name).rfind("__ivm_u_", 0) != 0)
         throw Error(sqlstate::duplicate_column, std::string("column name \"") + name + "\" is reserved by ivm");
     Column column;
     column.name = call([&] { return quote_identifier(name); });

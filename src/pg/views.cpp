@@ -102,11 +102,20 @@ ProgramStorage make_program_storage(const Names& n, const char* query) {
 }
 
 // The defining query as a plain view (PostgreSQL then tracks its
-// dependencies, follows renames and dumps it), and for WITH RECURSIVE the
-// table of the recursive relation, empty.  Returns the analysis.
-AnalyzedView create_definition(const Names& n, const char* query, bool recursive, Oid& query_view,
-                               Oid& recursive_storage, const ProgramStorage* program = nullptr) {
-    spi::execute("CREATE VIEW " + n.query + " AS " + query);
+// dependencies, follows renames and dumps it), its columns named as the
+// storage's (`columns`: the query's, under tuples::stored_name), and for WITH
+// RECURSIVE the table of the recursive relation, empty.  Returns the
+// analysis.
+AnalyzedView create_definition(const Names& n, const char* query, const std::vector<std::string>& columns,
+                               bool recursive, Oid& query_view, Oid& recursive_storage,
+                               const ProgramStorage* program = nullptr) {
+    std::vector<std::string> quoted;
+    bool renamed = false;
+    for (const std::string& c : columns) {
+        quoted.push_back(call([&] { return std::string(quote_identifier(c.c_str())); }));
+        renamed |= tuples::shown_name(c) != c;
+    }
+    spi::execute("CREATE VIEW " + n.query + (renamed ? " (" + sql::join(quoted, ", ") + ")" : "") + " AS " + query);
     query_view = relation_in(n.nsp, n.relname + query_suffix);
     recursive_storage = InvalidOid;
     if (program != nullptr) {  // its storage exists: the query reads it
@@ -367,6 +376,19 @@ Definition prepare(const Names& n, const char* query, bool program, Query* parse
     d.text = query;
     d.parsed = parsed;
     d.parts = prepare_definition(n, program, d.parsed, d.text, d.items, part_names);
+    // Output columns the user named __ivm_... are analyzed, and stored,
+    // under tuples::stored_name.
+    std::vector<TargetEntry*> outputs;
+    ListCell* lc;
+    foreach (lc, d.parsed->targetList)
+        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk) outputs.push_back(static_cast<TargetEntry*>(lfirst(lc)));
+    for (TargetEntry* te : outputs) {
+        const std::string name = tuples::stored_name(te->resname);
+        if (name.size() >= NAMEDATALEN)
+            throw Error(sqlstate::name_too_long, std::string("column name \"") + te->resname + "\" is too long for ivm",
+                        "ivm stores a column whose name begins with __ivm_ under a name 8 bytes longer.");
+        if (name != te->resname) te->resname = call([&] { return pstrdup(name.c_str()); });
+    }
     d.proposed = analyze_query(d.parsed, n.storage, d.items ? d.items->name : n.recursive,
                                d.items ? d.items->oid : InvalidOid);
     check_bases(d.proposed);
@@ -375,7 +397,13 @@ Definition prepare(const Names& n, const char* query, bool program, Query* parse
 
 // The definition's query view (and recursive storage), analyzed as stored.
 AnalyzedView create_query(const Names& n, const Definition& d, catalog::Entry& entry) {
-    return create_definition(n, d.items ? d.items->stand_in.c_str() : d.text.c_str(), d.parsed->hasRecursive,
+    std::vector<std::string> columns;
+    ListCell* lc;
+    foreach (lc, d.parsed->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (!te->resjunk) columns.emplace_back(te->resname);
+    }
+    return create_definition(n, d.items ? d.items->stand_in.c_str() : d.text.c_str(), columns, d.parsed->hasRecursive,
                              entry.query_view, entry.recursive_storage, d.items ? &*d.items : nullptr);
 }
 
