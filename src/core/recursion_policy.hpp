@@ -1,0 +1,53 @@
+// When DRed gives up and recomputes, and how it rederives: one policy for
+// both recursion engines, from the relation's estimated size alone.  The
+// engines ask it (dred_maintenance.cpp, fixpoint_maintenance.cpp) and
+// ivm.explain_view prints what it decides (explain.cpp); the measurements
+// behind the numbers are in docs/benchmarks.md ("DRed's steps").
+#pragma once
+#include "core/no_postgres.hpp"
+#include "core/dred.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace ivm::recursion {
+
+// The two engines that maintain recursion by DRed.
+enum class Engine {
+    Linear,    // WITH RECURSIVE, evaluated by PostgreSQL: the relation R is recomputed as a whole
+    Fixpoint,  // ivm's own loop over a program: one stratum at a time is recomputed
+};
+
+// DRed goes on while the over-deletion is at most this many tuples (and
+// recompute_fraction of the relation, when that is more).
+inline constexpr std::uint64_t recompute_floor = 1000;
+// The fraction of the relation over-deleted past which it is recomputed.
+double recompute_fraction(Engine engine);
+// The most over-deleted tuples DRed goes on with: past it the relation (a
+// stratum, for Fixpoint) is recomputed instead.  `estimated_rows`: the
+// relation's rows as the planner estimates them (for Fixpoint, the storage
+// holding every item); infinite, NaN or negative when not known, and then
+// the floor.
+std::uint64_t overdeletion_limit(Engine engine, double estimated_rows);
+
+// Up to this many tuples a step works tuple by tuple, through index
+// lookups, with a kept plan.
+inline constexpr std::uint64_t tuple_by_tuple_limit = 500;
+// More tuples than that and than this fraction of R are worked on in one
+// pass over R.
+inline constexpr double one_pass_fraction = 0.1;
+
+// Whether a step whose input sets hold `rows` tuples runs a kept plan.
+bool small_step(std::uint64_t rows);
+// Whether `tuples` over-deleted or derived tuples are checked against R in
+// one pass over it rather than one by one.
+bool in_one_pass(std::uint64_t tuples, double estimated_rows);
+// How the linear engine rederives `overdeleted` tuples.  (The fixpoint
+// engine has one rederive query, planned for each run.)
+dred::Rederive rederivation(std::uint64_t overdeleted, double estimated_rows);
+
+// What this policy decides for a relation of this estimated size, in the
+// words of ivm.explain_view.
+std::string describe(Engine engine, double estimated_rows);
+
+}  // namespace ivm::recursion
