@@ -6,6 +6,7 @@
 #include "core/counting.hpp"
 #include "core/dred.hpp"
 #include "core/error.hpp"
+#include "core/recursion_policy.hpp"
 #include "pg/boundary.hpp"
 #include "pg/execution.hpp"
 #include "pg/faults.hpp"
@@ -13,31 +14,10 @@
 #include "pg/spi.hpp"
 #include "pg/view_locks.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <functional>
 
 namespace ivm::pg {
 namespace {
-
-// DRed recomputes the recursive relation instead of rederiving when the
-// over-deletion reaches this fraction of it (and at least 1000 tuples; 5%
-// in ivm's own loop, fixpoint_maintenance.cpp).  The linear engine's
-// recompute evaluates R and replaces the stored R by difference,
-// about three REFRESHes; its DRed steps look tuples up one by one.  On W3's
-// closure (171,000 pairs) deleting the out-edges of the first nodes: 14,000
-// pairs gone 240-320 ms by DRed against 690-790 ms recomputed, 42,000 gone
-// 550-750 against 620-650, 61,000 gone 680-790 against 670; the crossover
-// is near a third of R (measured before the recompute's replace statement
-// stopped merge-joining, which made it faster: somewhat lower now).
-constexpr double linear_recompute_fraction = 0.25;
-// Over-deleted tuples are rederived, and derived ones checked against R,
-// one by one through index lookups (a few probes each), unless there are
-// more than this many and more than this fraction of R: then in one pass
-// that reads all of R (a 171,000-pair closure: 190 ms to rederive 624
-// tuples so, 85 ms to check 3,386, each about 10 times the lookups).
-constexpr uint64 rederive_tuple_by_tuple = 500;
-constexpr double rederive_set_fraction = 0.1;
 
 // A DRed step's plan is kept (`kept` names it in the view's runtime) while
 // the sets it reads are small; otherwise it is planned for this run, with
@@ -173,10 +153,10 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         inserts |= new_rows > 0;
         base_rows += old_rows + new_rows;
     }
-    // Steps whose input sets are this small run kept plans.
-    // (`lookups`: a recursive step, tried planned for lookups first)
+    // Steps whose input sets are small (recursion::small_step) run kept
+    // plans.  (`lookups`: a recursive step, tried planned for lookups first)
     auto kept_if = [&](uint64 input_rows, const std::string& step, bool lookups = false) {
-        return input_rows <= rederive_tuple_by_tuple ? Kept{&view, "dred " + step + " " + key, lookups} : Kept{};
+        return recursion::small_step(input_rows) ? Kept{&view, "dred " + step + " " + key, lookups} : Kept{};
     };
     bool missed = false;
     lock_for_maintenance(view, storage, std::nullopt, before, &missed);
@@ -192,12 +172,12 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const std::size_t mark = kept_sets_mark();
     // 1. over-delete, against the state before the statement.  An
     // over-deletion of a large part of R costs more to rederive than R costs
-    // to recompute (DRed's known weak spot): it is stopped at that size (the
-    // recursive query runs lazily), and R is recomputed instead.
+    // to recompute (DRed's known weak spot): it is stopped at the policy's
+    // limit (the recursive query runs lazily), and R is recomputed instead.
     LazySql overdelete;
     if (deletes) overdelete = [&] { return dred::overdelete_query(rel, changed); };
     const double size = estimated_rows(storage);
-    const auto most = static_cast<uint64>(std::max(1000.0, std::isinf(size) ? 0.0 : size * linear_recompute_fraction));
+    const uint64 most = recursion::overdeletion_limit(recursion::Engine::Linear, size);
     const uint64 deleted =
         keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, kept_if(base_rows, "overdelete", true));
     faults::point("dred.deleted");
@@ -209,14 +189,9 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     }
     // 2. rederive what still has a derivation
     // Looked up one by one, or a pass over all of R: the second pays only
-    // for a large part of R.
-    auto at_once = [&](uint64 tuples) {
-        return tuples > rederive_tuple_by_tuple && !(static_cast<double>(tuples) <= size * rederive_set_fraction);
-    };
-    const bool deletes_at_once = at_once(deleted);
-    const dred::Rederive how = deletes_at_once                     ? dred::Rederive::SetAtATime
-                               : deleted > rederive_tuple_by_tuple ? dred::Rederive::Planned
-                                                                   : dred::Rederive::Lookups;
+    // for a large part of R (recursion_policy.hpp decides).
+    const bool deletes_at_once = recursion::in_one_pass(deleted, size);
+    const dred::Rederive how = recursion::rederivation(deleted, size);
     LazySql rederive;
     if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, how); };
     const uint64 rederived =
@@ -237,7 +212,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // tuples: a plan made for this run.)
     MaintenanceResult result;
     if (deleted > 0 || derived > 0) {
-        const bool inserts_at_once = at_once(derived);
+        const bool inserts_at_once = recursion::in_one_pass(derived, size);
         const bool in_one_pass = deletes_at_once || inserts_at_once;
         const int level = in_one_pass ? planner_without({"enable_nestloop"}) : 0;
         result = run_recursive_statement(

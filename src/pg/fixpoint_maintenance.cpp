@@ -7,23 +7,17 @@
 #include "core/counting.hpp"
 #include "core/error.hpp"
 #include "core/fixpoint.hpp"
+#include "core/recursion_policy.hpp"
 #include "pg/boundary.hpp"
 #include "pg/execution.hpp"
 #include "pg/spi.hpp"
 #include "pg/view_locks.hpp"
 
-#include <algorithm>
 #include <cstring>
 #include <utility>
 
 namespace ivm::pg {
 namespace {
-
-// A stratum is recomputed instead of rederived when its over-deletion
-// reaches this fraction of it (and at least 1000 tuples).  The linear
-// engine's threshold, and the measurements behind both, are in
-// dred_maintenance.cpp (one policy for both is still to come).
-constexpr double recompute_fraction = 0.05;
 
 // The sets a program's fixpoint loop passes between its queries: ephemeral
 // relations of the storage's row type, registered by name for the queries
@@ -234,9 +228,8 @@ MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<Bas
     } else {
         sets.clear(removed_set);
         sets.clear(added_set);
-        const int64 size = spi::query_int("SELECT GREATEST(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid",
-                                          {std::to_string(storage)});
-        const auto most = static_cast<uint64>(std::max(1000.0, static_cast<double>(size) * recompute_fraction));
+        // (one limit for every stratum, from the table holding all items)
+        const uint64 most = recursion::overdeletion_limit(recursion::Engine::Fixpoint, estimated_rows(storage));
         std::vector<bool> changed_items(p.items.size(), false);
         for (std::size_t s = 0; s < p.strata.size(); ++s) {
             if (!fixpoint::reads_changed(p, s, changed_bases, changed_items, false)) continue;
