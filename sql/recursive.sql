@@ -33,6 +33,9 @@ SELECT ivm_check('closure');
 -- keyed by them: the tuples a change of it adds are written without a
 -- lookup (also tuples with NULLs, which the set holds once)
 SELECT line FROM ivm.explain_view('closure') AS line WHERE line LIKE 'keyed%';
+-- when DRed gives up for a recompute, and how it rederives, for R's size now
+-- (one policy for both recursion engines, src/core/recursion_policy.cpp)
+SELECT line FROM ivm.explain_view('closure') AS line WHERE line LIKE 'when DRed gives up%';
 INSERT INTO edge VALUES (NULL, NULL), (NULL, NULL), (6, NULL);
 SELECT count(*) FILTER (WHERE x IS NULL AND y IS NULL) AS null_pairs FROM closure;
 SELECT ivm_check('closure');

@@ -251,10 +251,6 @@ std::string replace_from(const RecursiveRelation& r, const std::string& prefix, 
 
 std::string replace_statement(const RecursiveRelation& r) { return replace_from(r, "WITH ", full_relation); }
 
-std::string refresh_statement(const RecursiveRelation& r) {
-    return replace_from(r, "WITH __ivm_all AS MATERIALIZED (" + full_query(r) + "), ", "__ivm_all");
-}
-
 std::vector<std::string> storage_ddl(const RecursiveRelation& r) {
     std::vector<std::string> defs;
     for (const Column& c : r.columns) defs.push_back(c.name + " " + c.type);

@@ -76,11 +76,10 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
 // `only_deletes`: no base rows inserted, nothing new to insert into R.
 std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once = false, bool inserts_at_once = false,
                             bool only_deletes = false);
-// Makes the stored R equal to its definition evaluated now; returns (deleted, inserted).
-std::string refresh_statement(const RecursiveRelation& r);
-// The same in two steps, so that the second is planned knowing the size of
-// the first: R evaluated in full (with __ivm_key), kept as full_relation;
-// then the statement making the storage equal to it.
+// Recomputing R, in two steps, so that the second is planned knowing the
+// size of the first: R evaluated in full (with __ivm_key), kept as
+// full_relation; then the statement making the storage equal to it, which
+// returns (deleted, inserted).
 inline constexpr const char* full_relation = "ivm_dred_full";
 std::string full_query(const RecursiveRelation& r);
 std::string replace_statement(const RecursiveRelation& r);

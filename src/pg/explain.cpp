@@ -3,10 +3,12 @@
 #include "core/counting.hpp"
 #include "core/dred.hpp"
 #include "core/fixpoint.hpp"
+#include "core/recursion_policy.hpp"
 #include "core/sql_text.hpp"
 #include "core/tuples.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/execution.hpp"
 #include "pg/maintain.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
@@ -14,11 +16,12 @@
 namespace ivm::pg {
 namespace {
 
-// A recursive program: its strata, items and terms, and the first queries
-// of its fixpoint loop.
-std::vector<std::string> explain_program(const Program& p, std::vector<std::string>& lines) {
+// A recursive program: its strata, items and terms, the first queries of
+// its fixpoint loop, and when a stratum is recomputed.
+std::vector<std::string> explain_program(const Program& p, Oid storage, std::vector<std::string>& lines) {
     lines.push_back("items of the recursive query: " + p.storage + ", one row per tuple of an item (__ivm_item " +
                     "says which); base relations of the items: " + (p.bases.empty() ? "none" : sql::join(p.bases, ", ")));
+    lines.push_back(recursion::describe(recursion::Engine::Fixpoint, estimated_rows(storage)));
     for (std::size_t s = 0; s < p.strata.size(); ++s) {
         std::vector<std::string> names;
         for (std::size_t i : p.strata[s])
@@ -165,7 +168,7 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                         counting::rebuild_statement(model));
     lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
     lines.push_back("  delta: " + counting::refresh_delta_query(model));
-    if (view.analyzed.program) return explain_program(*view.analyzed.program, lines);
+    if (view.analyzed.program) return explain_program(*view.analyzed.program, view.entry.recursive_storage, lines);
     if (!view.analyzed.recursive) return lines;
     const RecursiveRelation& r = *view.analyzed.recursive;
     std::size_t recursive_rules = 0;
@@ -186,7 +189,11 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("     insert: " + dred::insert_query(r, changed, true));
         lines.push_back("     apply: " + dred::apply_statement(r, false, false, true));
     }
-    lines.push_back("on TRUNCATE of one of them: recompute the relation: " + dred::refresh_statement(r));
+    lines.push_back(recursion::describe(recursion::Engine::Linear, estimated_rows(view.entry.recursive_storage)));
+    lines.push_back("recompute R (past that over-deletion, on TRUNCATE of one of them, by ivm.refresh_view, and when "
+                    "maintenance waited for another's at READ COMMITTED):");
+    lines.push_back("  1. evaluate R in full, kept as " + std::string(dred::full_relation) + ": " + dred::full_query(r));
+    lines.push_back("  2. make the stored R equal to it (planned without merge joins): " + dred::replace_statement(r));
     return lines;
 }
 
