@@ -93,6 +93,32 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
     return result;
 }
 
+// The statement that computes the view anew into its storage, and the key
+// its plan is kept under: a rebuild (a view of tuples), else a refresh
+// merging the difference.
+const char* recompute_key(const CountingView& model) { return counting::can_rebuild(model) ? "rebuild" : "refresh"; }
+std::string recompute_statement(const CountingView& model) {
+    return counting::can_rebuild(model) ? counting::rebuild_statement(model) : counting::refresh_statement(model);
+}
+
+// A large change's delta merge (planned for its size) against the view's
+// recompute: whether the planner prices the recompute lower.  A view whose
+// delta is dear per changed row (a table read again under EXISTS and NOT
+// EXISTS, a selective query over large tables) can cost more to maintain
+// than to compute long before a change is ivm.rebuild_fraction of its
+// input.
+bool recompute_cheaper(ViewRuntime& view, const std::string& merge) {
+    const CountingView& model = view.analyzed.model;
+    SPIPlanPtr whole = kept_plan(view, recompute_key(model), [&] { return recompute_statement(model); });
+    const char* text = merge.c_str();
+    return call([&] {
+        SPIPlanPtr plan = spi::prepare(text);
+        const bool cheaper = generic_plan_cost(whole, true) < generic_plan_cost(plan, false);
+        SPI_freeplan(plan);
+        return cheaper;
+    });
+}
+
 // A lookup base's change whose rows pair up by its key moves its tuples in
 // place (counting::lookup_update_statement); nothing when they do not.
 std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small) {
@@ -200,11 +226,16 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         }, lookups);
     } else if (rebuild) {
         result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
-    } else {
-        result = run_merge(view, small ? key : std::string(), [&] {
-            return counting::merge_statement(model, delta(),
-                                             small ? counting::Lookup::PerTuple : counting::Lookup::Join);
+    } else if (small) {
+        result = run_merge(view, key, [&] {
+            return counting::merge_statement(model, delta(), counting::Lookup::PerTuple);
         }, lookups);
+    } else {
+        const std::string merge = counting::merge_statement(model, delta(), counting::Lookup::Join);
+        if (recompute_cheaper(view, merge))
+            result = run_merge(view, recompute_key(model), [&] { return recompute_statement(model); });
+        else
+            result = run_merge(view, std::string(), [&] { return merge; });
     }
     faults::point("maintain.merged");
     leave(e);
