@@ -160,11 +160,14 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                         counting::keyed_merge_statement(model, "<keyed delta>", KeyedRows::Inserted));
         lines.push_back("  deleted rows too: " + counting::keyed_merge_statement(model, "<keyed delta>", KeyedRows::Both));
     }
-    if (counting::can_rebuild(model))
-        lines.push_back("large changes (more than " + std::to_string(large_delta_rows) +
-                        " transition rows, and more than ivm.rebuild_fraction, now " +
+    const bool rebuilds = counting::can_rebuild(model);
+    lines.push_back("large changes (more than " + std::to_string(large_delta_rows) +
+                    " transition rows): the delta planned for the change's size, or where the planner prices it "
+                    "lower " + (rebuilds ? "the rebuild below" : "the recompute run on TRUNCATE (below)"));
+    if (rebuilds)
+        lines.push_back("rebuild the storage (also for a large change of more than ivm.rebuild_fraction, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +
-                        ", of the rows of the largest base relation and of the stored tuples): rebuild the storage: " +
+                        ", of the rows of the largest base relation and of the stored tuples): " +
                         counting::rebuild_statement(model));
     lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
     lines.push_back("  delta: " + counting::refresh_delta_query(model));
