@@ -87,10 +87,8 @@ struct Equality {
 };
 
 void add_equalities(Node* quals, std::vector<Equality>& out) {
-    if (quals == nullptr) return;
-    List* conjuncts = call([&] { return make_ands_implicit(reinterpret_cast<Expr*>(quals)); });
     ListCell* lc;
-    foreach (lc, conjuncts) {
+    foreach (lc, conjuncts_of(quals)) {
         auto* node = static_cast<Node*>(lfirst(lc));
         if (!IsA(node, OpExpr) || list_length(reinterpret_cast<OpExpr*>(node)->args) != 2) continue;
         auto* op = reinterpret_cast<OpExpr*>(node);

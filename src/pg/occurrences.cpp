@@ -68,13 +68,14 @@ bool has_sublink(Node* node) {
     return node != nullptr && call([&] { return checkExprHasSubLink(node); });
 }
 
-// The conjuncts of a WHERE clause (one, unless it is an AND).
+}  // namespace
+
 List* conjuncts_of(Node* quals) {
     if (quals == nullptr) return NIL;
-    if (IsA(quals, BoolExpr) && reinterpret_cast<BoolExpr*>(quals)->boolop == AND_EXPR)
-        return reinterpret_cast<BoolExpr*>(quals)->args;
-    return call([&] { return list_make1(quals); });
+    return call([&] { return list_copy(make_ands_implicit(reinterpret_cast<Expr*>(quals))); });
 }
+
+namespace {
 
 // The SubLinks of an expression, outermost ones only.
 bool gather_sublinks(Node* node, void* raw) {

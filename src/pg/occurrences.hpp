@@ -39,6 +39,9 @@ std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bo
 // the templates as they are and are no occurrence.
 bool constant_relation(const RangeTblEntry* rte);
 
+// The conjuncts of a condition (one, unless it is an AND), a new list.
+List* conjuncts_of(Node* quals);
+
 // Adds to the WHERE of q (the query the occurrence was found in) a
 // condition that holds for every row whose derivations a change of the
 // non-linear occurrence can alter.  The changed rows (inserted and deleted

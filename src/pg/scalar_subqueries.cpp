@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
+#include "pg/occurrences.hpp"
 #include "pg/view_parts.hpp"
 
 extern "C" {
@@ -104,11 +105,6 @@ Index next_sort_group_ref(const List* targets) {
     return ref + 1;
 }
 
-List* conjuncts(Node* quals) {
-    if (quals == nullptr) return NIL;
-    return list_copy(make_ands_implicit(reinterpret_cast<Expr*>(quals)));
-}
-
 Node* and_of(List* conditions) {
     if (conditions == NIL) return nullptr;
     return reinterpret_cast<Node*>(make_ands_explicit(conditions));
@@ -188,7 +184,7 @@ struct Correlations {
 Correlations correlations_of(Query* sub, const char* construct, bool move_up) {
     Correlations c;
     ListCell* lc;
-    foreach (lc, conjuncts(sub->jointree->quals)) {
+    foreach (lc, conjuncts_of(sub->jointree->quals)) {
         Node* condition = static_cast<Node*>(lfirst(lc));
         if (!expression_reads_outer(condition)) {
             c.kept = lappend(c.kept, condition);
@@ -481,7 +477,7 @@ bool lift_join_conditions(Node* node, List** where) {
     if (join->jointype == JOIN_LEFT || join->jointype == JOIN_INNER) moved |= lift_join_conditions(join->larg, where);
     if (join->jointype == JOIN_RIGHT || join->jointype == JOIN_INNER) moved |= lift_join_conditions(join->rarg, where);
     if (join->jointype == JOIN_INNER && join->quals != nullptr && checkExprHasSubLink(join->quals)) {
-        *where = list_concat(*where, conjuncts(join->quals));
+        *where = list_concat(*where, conjuncts_of(join->quals));
         join->quals = nullptr;
         moved = true;
     }
@@ -493,12 +489,12 @@ bool rewrite_query(Query* q, bool top) {
     Level lv{q, top};
     List* lifted = NIL;
     if (lift_join_conditions(reinterpret_cast<Node*>(q->jointree), &lifted)) {
-        q->jointree->quals = and_of(list_concat(conjuncts(q->jointree->quals), lifted));
+        q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), lifted));
         lv.changed = true;
     }
     List* where = NIL;
     ListCell* lc;
-    foreach (lc, conjuncts(q->jointree->quals)) {
+    foreach (lc, conjuncts_of(q->jointree->quals)) {
         lv.conjunct = static_cast<Node*>(lfirst(lc));
         where = lappend(where, rewrite_expression(lv.conjunct, &lv));
     }
