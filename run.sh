@@ -134,13 +134,16 @@ run_tests() {
     suite "differential tests" "$here/test/differential/run.sh"
     suite "TPC-H queries as views under the refresh functions and updates" "$here/test/tpch/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
-    # Correctness must not rest on the preload: the regression, isolation
-    # and concurrency tests again on a cluster started without it.
+    # Correctness must not rest on the preload: every suite again on a
+    # cluster started without it (the differential tester on fewer seeds).
     stop_cluster
     start_cluster ""
     suite "regression tests without shared_preload_libraries (those not reading ivm.stats)" \
         regression_tests ISOLATION= REGRESS="$(make -s -C "$here" regress-without-preload)"
     suite "isolation tests without shared_preload_libraries" isolation_tests
+    suite "dump and restore without shared_preload_libraries" "$here/test/dump/run.sh"
+    suite "extension upgrade without shared_preload_libraries" "$here/test/upgrade/run.sh"
+    suite "differential tests without shared_preload_libraries" "$here/test/differential/run.sh" 2 100
     suite "TPC-H queries as views without shared_preload_libraries" "$here/test/tpch/run.sh"
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     echo
