@@ -169,6 +169,20 @@ SELECT * FROM i_left ORDER BY a;
 SELECT ivm.drop_view('i_left'), ivm.drop_view('i_in'), ivm.drop_view('i_not_exists');
 DROP TABLE ip, iq1, iq2;
 
+-- WITH queries of a set operation, read by its arms: each a part (one
+-- reading another made after it)
+CREATE TABLE wr (a int, b int);
+CREATE TABLE ws (b int, d int);
+INSERT INTO wr SELECT i % 5, i % 3 FROM generate_series(1, 20) i;
+INSERT INTO ws SELECT i % 4, i FROM generate_series(1, 10) i;
+SELECT ivm.create_view('w_union', 'WITH w1 AS (SELECT wr.a, ws.d FROM wr JOIN ws ON ws.b = wr.b), w2 AS (SELECT a, count(*) AS n FROM w1 GROUP BY a) SELECT a FROM w1 UNION SELECT n FROM w2 EXCEPT SELECT b FROM ws');
+SELECT name, part_of FROM ivm.views WHERE name::text LIKE 'w\_union%' ORDER BY 1;
+INSERT INTO wr VALUES (7, 1);
+DELETE FROM ws WHERE b = 2;
+SELECT ivm_check('w_union'), ivm_check('w_union__ivm_part1'), ivm_check('w_union__ivm_part2');
+SELECT ivm.drop_view('w_union');
+DROP TABLE wr, ws;
+
 -- refused
 SELECT refused($$SELECT x FROM a UNION ALL SELECT x FROM b LIMIT 2$$);
 SELECT refused($$SELECT x FROM a UNION ALL (SELECT x FROM b ORDER BY x LIMIT 2)$$);

@@ -388,6 +388,17 @@ std::vector<PartNeeded> parts_needed(Query* q) {
             if (rte->rtekind == RTE_SUBQUERY && rte->subquery != nullptr && rte->subquery->setOperations == nullptr)
                 in_query(rte->subquery);
         }
+        // Its WITH queries are read by its arms, which cannot expand them:
+        // each becomes a part, once it reads no WITH query that is not one yet.
+        if (q->hasRecursive) return;
+        foreach (lc, q->cteList) {
+            auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
+            if (!IsA(cte->ctequery, Query) || reads_outer_query(reinterpret_cast<Query*>(cte->ctequery))) continue;
+            Found f{{}, reinterpret_cast<Query*>(cte->ctequery), cte->ctename};
+            ListCell* r;
+            foreach (r, with_reads(q, cte->ctename)) f.rtes.push_back(static_cast<RangeTblEntry*>(lfirst(r)));
+            if (!f.rtes.empty()) found.push_back(f);
+        }
     });
     std::vector<PartNeeded> parts;
     for (const Found& f : found)
