@@ -19,7 +19,6 @@ SELECT refused($$SELECT ctid, a FROM t$$);
 SELECT refused($$SELECT t FROM t$$);
 SELECT refused($$SELECT a FROM t LIMIT 1$$);
 SELECT refused($$SELECT a FROM t OFFSET 1$$);
-SELECT refused($$SELECT a, sum(a), row_number() OVER () FROM t GROUP BY a$$);
 SELECT refused($$SELECT a FROM t FOR UPDATE$$);
 SELECT refused($$SELECT a FROM t TABLESAMPLE SYSTEM (50)$$);
 SELECT refused($$SELECT generate_series(1, a) FROM t$$);

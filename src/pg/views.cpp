@@ -10,6 +10,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/faults.hpp"
+#include "pg/grouped_windows.hpp"
 #include "pg/ddl_events.hpp"
 #include "pg/dependencies.hpp"
 #include "pg/maintain.hpp"
@@ -328,7 +329,8 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
                             PartNames& names) {
     std::vector<Oid> parts;
     for (;;) {
-        bool rewritten = join_subqueries(parsed);
+        bool rewritten = split_grouped_windows(parsed);
+        rewritten |= join_subqueries(parsed);
         rewritten |= wrap_join_trees(parsed);
         const std::vector<PartNeeded> needed = parts_needed(parsed);
         if (!rewritten && needed.empty()) return parts;

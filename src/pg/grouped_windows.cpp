@@ -1,0 +1,97 @@
+#include "pg/grouped_windows.hpp"
+
+#include "pg/boundary.hpp"
+
+extern "C" {
+#include "rewrite/rewriteManip.h"
+}
+
+namespace ivm::pg {
+namespace {
+
+// The outputs of the grouped subquery, gathered while the outer query's
+// expressions are rewritten: each part of them that holds no window
+// function (an aggregate, a group key, an expression of them) is computed
+// by the subquery, once, and read as a column of it.
+struct Grouped {
+    List* outputs = NIL;  // of TargetEntry
+};
+
+Var* read_output(Grouped* g, Node* expr) {
+    int attno = 0;
+    ListCell* lc;
+    foreach (lc, g->outputs) {
+        ++attno;
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (equal(te->expr, expr)) return makeVar(1, static_cast<AttrNumber>(attno), exprType(expr), exprTypmod(expr),
+                                                  exprCollation(expr), 0);
+    }
+    const int resno = list_length(g->outputs) + 1;
+    g->outputs = lappend(g->outputs, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(expr)),
+                                                     static_cast<AttrNumber>(resno), psprintf("w_%d", resno), false));
+    return makeVar(1, static_cast<AttrNumber>(resno), exprType(expr), exprTypmod(expr), exprCollation(expr), 0);
+}
+
+Node* over_groups(Node* node, void* raw) {
+    if (node == nullptr || IsA(node, Const)) return node;
+    auto* g = static_cast<Grouped*>(raw);
+    // (a window function's argument list is mutated element by element)
+    if (!IsA(node, List) && !contain_windowfuncs(node)) return reinterpret_cast<Node*>(read_output(g, node));
+    return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(over_groups), raw);
+}
+
+}  // namespace
+
+bool split_grouped_windows(Query* q) {
+    const bool grouped = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
+    if (!q->hasWindowFuncs || !grouped || q->distinctClause != NIL || q->setOperations != nullptr ||
+        q->groupingSets != NIL || q->hasTargetSRFs)
+        return false;
+    call([&] {
+        Query* inner = static_cast<Query*>(copyObjectImpl(q));
+        inner->windowClause = NIL;
+        inner->hasWindowFuncs = false;
+        inner->sortClause = NIL;
+        Grouped g;
+        ListCell* lc;
+        foreach (lc, q->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            te->expr = reinterpret_cast<Expr*>(over_groups(reinterpret_cast<Node*>(te->expr), &g));
+        }
+        // The subquery's GROUP BY reads its own entries (left out of its
+        // columns, after them).
+        List* targets = list_copy(g.outputs);
+        foreach (lc, inner->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (te->ressortgroupref == 0 || get_sortgroupref_clause_noerr(te->ressortgroupref, inner->groupClause) == nullptr)
+                continue;
+            te->resno = static_cast<AttrNumber>(list_length(targets) + 1);
+            te->resjunk = true;
+            targets = lappend(targets, te);
+        }
+        inner->targetList = targets;
+
+        List* names = NIL;
+        foreach (lc, g.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
+        RangeTblEntry* rte = makeNode(RangeTblEntry);
+        rte->rtekind = RTE_SUBQUERY;
+        rte->subquery = inner;
+        rte->alias = makeAlias("grouped", NIL);
+        rte->eref = makeAlias("grouped", names);
+        rte->inFromCl = true;
+        RangeTblRef* ref = makeNode(RangeTblRef);
+        ref->rtindex = 1;
+
+        q->rtable = list_make1(rte);
+        q->jointree = makeFromExpr(list_make1(ref), nullptr);
+        q->cteList = NIL;
+        q->hasRecursive = false;
+        q->hasAggs = false;
+        q->hasSubLinks = false;
+        q->groupClause = NIL;
+        q->havingQual = nullptr;
+    });
+    return true;
+}
+
+}  // namespace ivm::pg
