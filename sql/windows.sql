@@ -20,6 +20,9 @@ SELECT ivm.create_view('pay_steps', 'SELECT team, pay, lag(pay) OVER (PARTITION 
 -- windows over groups: the aggregation becomes a part, the windows read its rows
 SELECT ivm.create_view('team_rank', 'SELECT team, sum(pay) AS total, rank() OVER (ORDER BY sum(pay) DESC) AS r FROM staff GROUP BY team');
 SELECT ivm.create_view('team_share', 'SELECT team, count(*) AS n, sum(count(*)) OVER () AS all_n, sum(pay) - lag(sum(pay)) OVER (ORDER BY team) AS step FROM staff WHERE pay > 50 GROUP BY team HAVING count(*) > 0');
+-- DISTINCT over windows: the windows' query becomes a part, DISTINCT reads it
+SELECT ivm.create_view('team_sizes', 'SELECT DISTINCT team, count(*) OVER (PARTITION BY team) AS n FROM staff');
+SELECT ivm.create_view('team_ranks', 'SELECT DISTINCT rank() OVER (ORDER BY count(*)) AS r, count(*) > 1 AS many FROM staff GROUP BY team');
 SELECT name, part_of FROM ivm.views WHERE name::text LIKE 'team\_rank%' ORDER BY 1;
 SELECT * FROM team_rank ORDER BY r, team;
 SELECT line FROM ivm.explain_view('pay_rank') AS line WHERE line LIKE 'algorithm%' OR line LIKE 'storage%';
@@ -27,7 +30,7 @@ SELECT * FROM pay_rank ORDER BY team, pay DESC;
 SELECT * FROM team_top ORDER BY 1;
 
 CREATE FUNCTION check_all() RETURNS SETOF text LANGUAGE sql AS $$
-    WITH mine AS (SELECT name FROM ivm.views WHERE name::text ~ '^(pay_rank|team_totals|team_order|team_top|pay_steps|team_rank|team_share)')
+    WITH mine AS (SELECT name FROM ivm.views WHERE name::text ~ '^(pay_rank|team_totals|team_order|team_top|pay_steps|team_rank|team_share|team_sizes|team_ranks)')
     SELECT name::text || ': ' || ivm_check(name) FROM mine WHERE ivm_check(name) <> 'ok'
     UNION ALL SELECT 'checked ' || count(*) || ' views' FROM mine
 $$;
@@ -54,5 +57,5 @@ SELECT check_all();
 
 -- what stays refused
 SELECT refused($$SELECT pay FROM staff UNION ALL (SELECT rank() OVER (ORDER BY id) FROM teams LIMIT 1)$$);
-SELECT refused($$SELECT DISTINCT team, count(*) OVER (PARTITION BY team) FROM staff$$);
+SELECT refused($$SELECT DISTINCT ON (team) team, count(*) OVER (PARTITION BY team) FROM staff$$);
 DROP FUNCTION check_all();

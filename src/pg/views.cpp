@@ -10,7 +10,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/faults.hpp"
-#include "pg/grouped_windows.hpp"
+#include "pg/window_steps.hpp"
 #include "pg/ddl_events.hpp"
 #include "pg/dependencies.hpp"
 #include "pg/maintain.hpp"
@@ -329,7 +329,7 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
                             PartNames& names) {
     std::vector<Oid> parts;
     for (;;) {
-        bool rewritten = split_grouped_windows(parsed);
+        bool rewritten = split_window_steps(parsed);
         rewritten |= join_subqueries(parsed);
         rewritten |= wrap_join_trees(parsed);
         const std::vector<PartNeeded> needed = parts_needed(parsed);

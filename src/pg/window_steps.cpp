@@ -1,4 +1,4 @@
-#include "pg/grouped_windows.hpp"
+#include "pg/window_steps.hpp"
 
 #include "pg/boundary.hpp"
 
@@ -40,13 +40,58 @@ Node* over_groups(Node* node, void* raw) {
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(over_groups), raw);
 }
 
-}  // namespace
+// q reads `inner`, the query it was, as its only FROM item.  Runs inside call().
+void read_only(Query* q, Query* inner, const char* alias, List* names) {
+    RangeTblEntry* rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_SUBQUERY;
+    rte->subquery = inner;
+    rte->alias = makeAlias(alias, NIL);
+    rte->eref = makeAlias(alias, names);
+    rte->inFromCl = true;
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    q->rtable = list_make1(rte);
+    q->jointree = makeFromExpr(list_make1(ref), nullptr);
+    q->cteList = NIL;
+    q->hasRecursive = false;
+    q->hasAggs = false;
+    q->hasSubLinks = false;
+    q->groupClause = NIL;
+    q->havingQual = nullptr;
+}
 
-bool split_grouped_windows(Query* q) {
-    const bool grouped = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
-    if (!q->hasWindowFuncs || !grouped || q->distinctClause != NIL || q->setOperations != nullptr ||
-        q->groupingSets != NIL || q->hasTargetSRFs)
-        return false;
+// DISTINCT over window functions: the windows' query goes into FROM, the
+// DISTINCT (and ORDER BY, which with DISTINCT reads only output columns)
+// stays, over its columns.
+void split_distinct(Query* q) {
+    call([&] {
+        Query* inner = static_cast<Query*>(copyObjectImpl(q));
+        inner->distinctClause = NIL;
+        inner->hasDistinctOn = false;
+        inner->sortClause = NIL;
+        List* names = NIL;
+        List* targets = NIL;
+        int attno = 0;
+        ListCell* lc;
+        foreach (lc, q->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (te->resjunk) continue;
+            names = lappend(names, makeString(pstrdup(te->resname)));
+            te->expr = reinterpret_cast<Expr*>(makeVar(1, static_cast<AttrNumber>(++attno), exprType(reinterpret_cast<Node*>(te->expr)),
+                                                       exprTypmod(reinterpret_cast<Node*>(te->expr)),
+                                                       exprCollation(reinterpret_cast<Node*>(te->expr)), 0));
+            targets = lappend(targets, te);
+        }
+        q->targetList = targets;
+        q->windowClause = NIL;
+        q->hasWindowFuncs = false;
+        read_only(q, inner, "windowed", names);
+    });
+}
+
+// Window functions over aggregation: the aggregation goes into FROM with
+// every part of the select list that holds no window function.
+void split_grouped(Query* q) {
     call([&] {
         Query* inner = static_cast<Query*>(copyObjectImpl(q));
         inner->windowClause = NIL;
@@ -73,24 +118,22 @@ bool split_grouped_windows(Query* q) {
 
         List* names = NIL;
         foreach (lc, g.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
-        RangeTblEntry* rte = makeNode(RangeTblEntry);
-        rte->rtekind = RTE_SUBQUERY;
-        rte->subquery = inner;
-        rte->alias = makeAlias("grouped", NIL);
-        rte->eref = makeAlias("grouped", names);
-        rte->inFromCl = true;
-        RangeTblRef* ref = makeNode(RangeTblRef);
-        ref->rtindex = 1;
-
-        q->rtable = list_make1(rte);
-        q->jointree = makeFromExpr(list_make1(ref), nullptr);
-        q->cteList = NIL;
-        q->hasRecursive = false;
-        q->hasAggs = false;
-        q->hasSubLinks = false;
-        q->groupClause = NIL;
-        q->havingQual = nullptr;
+        read_only(q, inner, "grouped", names);
     });
+}
+
+}  // namespace
+
+bool split_window_steps(Query* q) {
+    if (!q->hasWindowFuncs || q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs ||
+        q->hasDistinctOn)
+        return false;
+    if (q->distinctClause != NIL) {
+        split_distinct(q);  // (the windows' query, if grouped, is split in turn as a part)
+        return true;
+    }
+    if (!q->hasAggs && q->groupClause == NIL && q->havingQual == nullptr) return false;
+    split_grouped(q);
     return true;
 }
 

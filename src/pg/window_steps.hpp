@@ -1,0 +1,22 @@
+// A query computes its window functions after its aggregation and before
+// its DISTINCT; ivm keeps each step a query of its own, the earlier one a
+// subquery in FROM (which then becomes a part, view_parts.hpp), so that
+// window functions are only ever computed over a select-project-join query,
+// a view kept by window partitions like any other.
+//   SELECT a, sum(b) AS s, rank() OVER (ORDER BY sum(b)) FROM t GROUP BY a
+// becomes
+//   SELECT g.w_1 AS a, g.w_2 AS s, rank() OVER (ORDER BY g.w_2)
+//   FROM (SELECT a AS w_1, sum(b) AS w_2 FROM t GROUP BY a) g
+// and
+//   SELECT DISTINCT a, count(*) OVER (PARTITION BY a) FROM t
+// becomes
+//   SELECT DISTINCT w.a, w.count FROM (SELECT a, count(*) OVER (PARTITION BY a) FROM t) w
+#pragma once
+#include "pg/pg.hpp"
+
+namespace ivm::pg {
+
+// Rewrites q so; false when there was nothing to rewrite.
+bool split_window_steps(Query* q);
+
+}  // namespace ivm::pg
