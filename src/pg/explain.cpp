@@ -163,7 +163,7 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     const bool rebuilds = counting::can_rebuild(model);
     lines.push_back("large changes (more than " + std::to_string(large_delta_rows) +
                     " transition rows): the delta planned for the change's size, or where the planner prices it "
-                    "lower " + (rebuilds ? "the rebuild below" : "the recompute run on TRUNCATE (below)"));
+                    "at most half the delta " + (rebuilds ? "the rebuild below" : "the recompute run on TRUNCATE (below)"));
     if (rebuilds)
         lines.push_back("rebuild the storage (also for a large change of more than ivm.rebuild_fraction, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +
