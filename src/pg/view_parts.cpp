@@ -167,6 +167,15 @@ void raise_with_references(Query* q) {
         nullptr);
 }
 
+// The part a WITH query of q becomes: one for every reference to it,
+// wherever it is.
+Found with_part(Query* q, CommonTableExpr* cte) {
+    Found f{{}, reinterpret_cast<Query*>(cte->ctequery), cte->ctename};
+    ListCell* lc;
+    foreach (lc, with_reads(q, cte->ctename)) f.rtes.push_back(static_cast<RangeTblEntry*>(lfirst(lc)));
+    return f;
+}
+
 void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
     if (node == nullptr) return;
     if (IsA(node, FromExpr)) {
@@ -186,11 +195,7 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
             if (!part_of_its_own(sub, outer)) return;
             for (const Found& f : found)
                 if (f.query == sub) return;
-            // one part for every reference to it, wherever it is
-            Found f{{}, sub, cte->ctename};
-            ListCell* lc;
-            foreach (lc, with_reads(q, cte->ctename)) f.rtes.push_back(static_cast<RangeTblEntry*>(lfirst(lc)));
-            found.push_back(f);
+            found.push_back(with_part(q, cte));
         }
     }
 }
@@ -394,9 +399,7 @@ std::vector<PartNeeded> parts_needed(Query* q) {
         foreach (lc, q->cteList) {
             auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
             if (!IsA(cte->ctequery, Query) || reads_outer_query(reinterpret_cast<Query*>(cte->ctequery))) continue;
-            Found f{{}, reinterpret_cast<Query*>(cte->ctequery), cte->ctename};
-            ListCell* r;
-            foreach (r, with_reads(q, cte->ctename)) f.rtes.push_back(static_cast<RangeTblEntry*>(lfirst(r)));
+            Found f = with_part(q, cte);
             if (!f.rtes.empty()) found.push_back(f);
         }
     });
