@@ -18,18 +18,16 @@ struct Grouped {
 };
 
 Var* read_output(Grouped* g, Node* expr) {
-    int attno = 0;
     ListCell* lc;
     foreach (lc, g->outputs) {
-        ++attno;
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
-        if (equal(te->expr, expr)) return makeVar(1, static_cast<AttrNumber>(attno), exprType(expr), exprTypmod(expr),
-                                                  exprCollation(expr), 0);
+        if (equal(te->expr, expr)) return makeVarFromTargetEntry(1, te);
     }
     const int resno = list_length(g->outputs) + 1;
-    g->outputs = lappend(g->outputs, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(expr)),
-                                                     static_cast<AttrNumber>(resno), psprintf("w_%d", resno), false));
-    return makeVar(1, static_cast<AttrNumber>(resno), exprType(expr), exprTypmod(expr), exprCollation(expr), 0);
+    TargetEntry* te = makeTargetEntry(static_cast<Expr*>(copyObjectImpl(expr)), static_cast<AttrNumber>(resno),
+                                      psprintf("w_%d", resno), false);
+    g->outputs = lappend(g->outputs, te);
+    return makeVarFromTargetEntry(1, te);
 }
 
 Node* over_groups(Node* node, void* raw) {
@@ -69,17 +67,15 @@ void split_distinct(Query* q) {
         inner->distinctClause = NIL;
         inner->hasDistinctOn = false;
         inner->sortClause = NIL;
+        // (the parser puts junk entries last: an output's resno is its column)
         List* names = NIL;
         List* targets = NIL;
-        int attno = 0;
         ListCell* lc;
         foreach (lc, q->targetList) {
             auto* te = static_cast<TargetEntry*>(lfirst(lc));
             if (te->resjunk) continue;
             names = lappend(names, makeString(pstrdup(te->resname)));
-            te->expr = reinterpret_cast<Expr*>(makeVar(1, static_cast<AttrNumber>(++attno), exprType(reinterpret_cast<Node*>(te->expr)),
-                                                       exprTypmod(reinterpret_cast<Node*>(te->expr)),
-                                                       exprCollation(reinterpret_cast<Node*>(te->expr)), 0));
+            te->expr = reinterpret_cast<Expr*>(makeVarFromTargetEntry(1, te));
             targets = lappend(targets, te);
         }
         q->targetList = targets;
