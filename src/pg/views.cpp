@@ -368,6 +368,7 @@ std::vector<Oid> prepare_definition(const Names& n, bool program, Query*& parsed
 struct Definition {
     std::string text;  // the query, reading its parts
     Query* parsed = nullptr;
+    std::vector<std::string> columns;  // its output columns, named as stored (tuples::stored_name)
     std::optional<ProgramStorage> items;
     std::vector<Oid> parts;
     AnalyzedView proposed;
@@ -390,6 +391,7 @@ Definition prepare(const Names& n, const char* query, bool program, Query* parse
             throw Error(sqlstate::name_too_long, std::string("column name \"") + te->resname + "\" is too long for ivm",
                         "ivm stores a column whose name begins with __ivm_ under a name 8 bytes longer.");
         if (name != te->resname) te->resname = call([&] { return pstrdup(name.c_str()); });
+        d.columns.push_back(name);
     }
     d.proposed = analyze_query(d.parsed, n.storage, d.items ? d.items->name : n.recursive,
                                d.items ? d.items->oid : InvalidOid);
@@ -399,13 +401,7 @@ Definition prepare(const Names& n, const char* query, bool program, Query* parse
 
 // The definition's query view (and recursive storage), analyzed as stored.
 AnalyzedView create_query(const Names& n, const Definition& d, catalog::Entry& entry) {
-    std::vector<std::string> columns;
-    ListCell* lc;
-    foreach (lc, d.parsed->targetList) {
-        auto* te = static_cast<TargetEntry*>(lfirst(lc));
-        if (!te->resjunk) columns.emplace_back(te->resname);
-    }
-    return create_definition(n, d.items ? d.items->stand_in.c_str() : d.text.c_str(), columns, d.parsed->hasRecursive,
+    return create_definition(n, d.items ? d.items->stand_in.c_str() : d.text.c_str(), d.columns, d.parsed->hasRecursive,
                              entry.query_view, entry.recursive_storage, d.items ? &*d.items : nullptr);
 }
 
