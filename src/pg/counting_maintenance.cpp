@@ -53,15 +53,10 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
     return rows > rebuild_fraction * size;
 }
 
-// Runs a merge statement, through a kept plan when `key` is given, and
-// counts it in the statistics.  A merge returns one row of counts
-// (counting::Report), or is a plain INSERT of tuples with count 1.
-// The SQL is generated only when there is no kept plan: a small change
-// must not pay for building the text.
-MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
-                            bool lookups = false) {
-    const TimestampTz started = GetCurrentTimestamp();
-    int rc = run_statement(view, key, generate, lookups);
+// What a merge statement that ran (SPI result code `rc`) did, counted in
+// the statistics.  A merge returns one row of counts (counting::Report), or
+// is a plain INSERT of tuples with count 1.
+MaintenanceResult merged(ViewRuntime& view, int rc, TimestampTz started) {
     using counting::Report;
     auto reported = [](Report column) { return spi::result_int(0, static_cast<int>(column)); };
     MaintenanceResult result;
@@ -93,6 +88,15 @@ MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std
     return result;
 }
 
+// Runs a merge statement, through a kept plan when `key` is given.  The SQL
+// is generated only when there is no kept plan: a small change must not
+// pay for building the text.
+MaintenanceResult run_merge(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
+                            bool lookups = false) {
+    const TimestampTz started = GetCurrentTimestamp();
+    return merged(view, run_statement(view, key, generate, lookups), started);
+}
+
 // The statement that computes the view anew into its storage, and the key
 // its plan is kept under: a rebuild (a view of tuples), else a refresh
 // merging the difference.
@@ -102,22 +106,22 @@ std::string recompute_statement(const CountingView& model) {
 }
 
 // A large change's delta merge (planned for its size) against the view's
-// recompute: whether the planner prices the recompute at most half the
-// delta.  A view whose delta is dear per changed row (a table read again
+// recompute: the merge's plan, or null where the planner prices the
+// recompute at most half the delta.  A view whose delta is dear per changed row (a table read again
 // under EXISTS and NOT EXISTS) can cost many times more to maintain than
 // to compute long before a change is ivm.rebuild_fraction of its input;
 // where the two are priced alike the delta stays, as the planner prices a
 // delta's many small parts less surely than one pass over the tables
 // (TPC-H Q06 and Q14 came out slower recomputed).
-bool recompute_cheaper(ViewRuntime& view, const std::string& merge) {
+SPIPlanPtr delta_unless_recompute(ViewRuntime& view, const std::string& merge) {
     const CountingView& model = view.analyzed.model;
     SPIPlanPtr whole = kept_plan(view, recompute_key(model), [&] { return recompute_statement(model); });
     const char* text = merge.c_str();
-    return call([&] {
+    return call([&]() -> SPIPlanPtr {
         SPIPlanPtr plan = spi::prepare(text);
-        const bool cheaper = 2 * generic_plan_cost(whole, true) < generic_plan_cost(plan, false);
+        if (2 * generic_plan_cost(whole, true) >= generic_plan_cost(plan, false)) return plan;
         SPI_freeplan(plan);
-        return cheaper;
+        return nullptr;
     });
 }
 
@@ -233,11 +237,14 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
             return counting::merge_statement(model, delta(), counting::Lookup::PerTuple);
         }, lookups);
     } else {
+        const TimestampTz started = GetCurrentTimestamp();
         const std::string merge = counting::merge_statement(model, delta(), counting::Lookup::Join);
-        if (recompute_cheaper(view, merge))
+        if (SPIPlanPtr plan = delta_unless_recompute(view, merge)) {  // run as it was priced, not planned again
+            result = merged(view, call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); }), started);
+            call([&] { SPI_freeplan(plan); });
+        } else {
             result = run_merge(view, recompute_key(model), [&] { return recompute_statement(model); });
-        else
-            result = run_merge(view, std::string(), [&] { return merge; });
+        }
     }
     faults::point("maintain.merged");
     leave(e);
