@@ -212,6 +212,24 @@ void check_keys(ViewRuntime& view, const std::vector<uint64>& keys) {
                     "The transaction might succeed if retried.");
 }
 
+// Whether a writer of view `view_id` (of a base other than `except`, -2
+// for any) committed after `snapshot` was taken.
+bool missed_writer(int32 view_id, int except, Snapshot snapshot) {
+    for (uint64 xid : catalog::committed_writers(view_id, except))
+        if (committed_after(xid, snapshot)) return true;
+    return false;
+}
+
+// Under REPEATABLE READ and SERIALIZABLE: such a writer (missed_writer)
+// changed what this transaction's snapshot cannot see, a 40001.
+void refuse_missed_writers(const ViewRuntime& view, int except) {
+    if (!IsolationUsesXactSnapshot() || !missed_writer(view.entry.view_id, except, call([] { return GetTransactionSnapshot(); })))
+        return;
+    throw Error("40001", "could not serialize access due to concurrent maintenance of " + qualified_name(view.entry.view),
+                "Another transaction changed the view's base tables after this transaction's snapshot was taken.",
+                "The transaction might succeed if retried.");
+}
+
 }  // namespace
 
 // The one base a change touches when other writers of it may maintain the
@@ -260,15 +278,10 @@ bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<st
     catalog::mark_writer(id, base);
     const bool snapshot_isolation = IsolationUsesXactSnapshot();
     if (!snapshot_isolation && before == nullptr) return alone;
-    const Snapshot snapshot = snapshot_isolation ? call([] { return GetTransactionSnapshot(); }) : before;
-    for (uint64 xid : catalog::committed_writers(id, alone ? -2 : base)) {
-        if (!committed_after(xid, snapshot)) continue;
-        if (snapshot_isolation)
-            throw Error("40001", "could not serialize access due to concurrent maintenance of " + qualified_name(view.entry.view),
-                        "Another transaction changed the view's base tables after this transaction's snapshot was taken.",
-                        "The transaction might succeed if retried.");
-        *missed = true;
-    }
+    if (snapshot_isolation)
+        refuse_missed_writers(view, alone ? -2 : base);
+    else
+        *missed = missed_writer(id, alone ? -2 : base, before);
     return alone;
 }
 
@@ -283,6 +296,9 @@ void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::functi
     auto whole = [&] {
         view_locks::writing_whole(id);
         view_locks::lock_storage(name, storage, ExclusiveLock);
+        // Its rows are not checked one by one (check_keys): any writer
+        // of the view the snapshot misses is a 40001.
+        refuse_missed_writers(view, -2);
     };
     if (plan_key.empty() || !counting::has_storage_key(view.analyzed.model)) return whole();
     view_locks::lock_storage(name, storage, RowExclusiveLock);  // the lock order: storage, then its rows
