@@ -47,7 +47,10 @@ declare -A query=(
     [agg]="SELECT bid, count(*) AS n, sum(abalance) AS total FROM accounts GROUP BY bid"
 )
 have_pg_ivm=$("${psql[@]}" -d $DB -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_ivm'")
-configs="none join agg"
+# join_serial, agg_serial: the same views with ivm.parallel_writers = off,
+# one writer at a time (each holds the storage EXCLUSIVE), as ivm was
+# before writers ran together: the one-client cost of running together.
+configs="none join agg join_serial agg_serial"
 if [ "$have_pg_ivm" = 1 ]; then
     configs="$configs pg_ivm_join pg_ivm_agg"
     "${psql[@]}" -d $DB -c "CREATE EXTENSION pg_ivm"
@@ -62,7 +65,7 @@ setup() {  # setup CONFIG: the view of that configuration, and only it
                 -c "SELECT pgivm.create_immv('p_view', \$q\$${query[${1#pg_ivm_}]}\$q\$)" >/dev/null
             "${psql[@]}" -d $DB -c "VACUUM ANALYZE p_view" ;;
         *)
-            "${psql[@]}" -d $DB -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[$1]}\$q\$)" >/dev/null
+            "${psql[@]}" -d $DB -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[${1%_serial}]}\$q\$)" >/dev/null
             "${psql[@]}" -d $DB -c "VACUUM ANALYZE v_$1__ivm_data" ;;
     esac
 }
@@ -76,6 +79,7 @@ declare -A result serial
 for cfg in $configs; do
     setup $cfg
     preload_pg_ivm=; [ "${cfg#pg_ivm_}" != "$cfg" ] && preload_pg_ivm="-c session_preload_libraries=pg_ivm"
+    [ "${cfg%_serial}" != "$cfg" ] && preload_pg_ivm="-c ivm.parallel_writers=off"
     for c in $CLIENTS; do
         result[$cfg,$c]=$(run "$c" | tps)
         log "$cfg, $c clients: ${result[$cfg,$c]} tps"
@@ -95,19 +99,21 @@ done
 echo "ivm concurrency benchmark: one-row UPDATEs of random accounts (100,000 accounts, 100 branches)," \
      "${SECONDS_PER_RUN} s per run, fsync=$fsync, shared_preload_libraries='$preload'; tps at READ COMMITTED."
 echo
-header="| clients | none tps | ivm join tps | ivm agg tps |"; rule="|---:|---:|---:|---:|"
+header="| clients | none tps | ivm join tps | ivm agg tps | join, one at a time | agg, one at a time |"
+rule="|---:|---:|---:|---:|---:|---:|"
 [ "$have_pg_ivm" = 1 ] && header="$header pg_ivm join tps | pg_ivm agg tps |" && rule="$rule---:|---:|"
 echo "$header join/none | agg/none |"
 echo "$rule---:|---:|"
 for c in $CLIENTS; do
-    n=${result[none,$c]} j=${result[join,$c]} a=${result[agg,$c]}
+    n=${result[none,$c]} j=${result[join,$c]} a=${result[agg,$c]} js=${result[join_serial,$c]} as=${result[agg_serial,$c]}
     extra=""
     [ "$have_pg_ivm" = 1 ] && extra=$(printf ' %.0f | %.0f |' "${result[pg_ivm_join,$c]}" "${result[pg_ivm_agg,$c]}")
-    awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" -v extra="$extra" \
-        'BEGIN { printf "| %d | %.0f | %.0f | %.0f |%s %.2f | %.2f |\n", c, n, j, a, extra, n ? j / n : 0, n ? a / n : 0 }'
+    awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" -v js="$js" -v as="$as" -v extra="$extra" \
+        'BEGIN { printf "| %d | %.0f | %.0f | %.0f | %.0f | %.0f |%s %.2f | %.2f |\n", c, n, j, a, js, as, extra, n ? j / n : 0, n ? a / n : 0 }'
 done
 echo
 pg_ivm_serial=""
 [ "$have_pg_ivm" = 1 ] && pg_ivm_serial=", pg_ivm join ${serial[pg_ivm_join]}, pg_ivm agg ${serial[pg_ivm_agg]}"
 echo "REPEATABLE READ, 8 clients, no retries: transactions failed with 40001: none ${serial[none]}," \
-     "ivm join ${serial[join]}, ivm agg ${serial[agg]}${pg_ivm_serial}."
+     "ivm join ${serial[join]}, ivm agg ${serial[agg]}, one at a time: join ${serial[join_serial]}," \
+     "agg ${serial[agg_serial]}${pg_ivm_serial}."
