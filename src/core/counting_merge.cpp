@@ -175,12 +175,6 @@ bool parallel_writers(const CountingView& view, std::size_t base) {
 
 bool has_storage_key(const CountingView& view) { return !key_target(view).empty(); }
 
-std::string delta_keys_query(const CountingView& view, const std::string& counted_delta) {
-    if (!has_storage_key(view)) return "";
-    return "SELECT DISTINCT " + tuples::key(keyed_columns(view), "__ivm_d") + " AS __ivm_k FROM (" + counted_delta +
-           ") __ivm_d ORDER BY 1";
-}
-
 std::string refresh_statement(const CountingView& view) {
     if (view.shape() == Shape::PartialState) return partial_merge(view, refresh_delta_query(view), true);
     return merge_statement(view, refresh_delta_query(view));

@@ -249,7 +249,13 @@ std::string new_rows_relation(std::size_t base) { return "ivm_new_" + std::to_st
 
 std::string old_rows_relation(std::size_t base) { return "ivm_old_" + std::to_string(base + 1); }
 
-std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large) {
+namespace {
+
+// The rows a change of `changed_bases` derives, each with its signed count
+// (__ivm_cnt), not yet summed: the union of the delta's terms.  Counts the
+// changed occurrences of base tables in *occurrences.
+std::string changed_terms(const CountingView& view, const std::vector<bool>& changed_bases, bool large,
+                          std::size_t* occurrences) {
     std::vector<std::string> terms;
     std::size_t changed_occurrences = 0;
     for (const Block& block : view.blocks) {
@@ -275,7 +281,15 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
         }
     }
     if (terms.empty()) throw Error(sqlstate::internal_error, "delta of an unchanged view");
-    const std::string all = sql::join(terms, " UNION ALL ");
+    *occurrences = changed_occurrences;
+    return sql::join(terms, " UNION ALL ");
+}
+
+}  // namespace
+
+std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large) {
+    std::size_t changed_occurrences = 0;
+    const std::string all = changed_terms(view, changed_bases, large, &changed_occurrences);
     // For an aggregate view every input row that changed marks its group,
     // even when its changes cancel (an UPDATE of an aggregated column).
     switch (view.shape()) {
@@ -285,6 +299,17 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
         case Shape::Tuples: break;
     }
     return netted(view, all);
+}
+
+std::string delta_keys_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large) {
+    const std::string key = tuples::key(keyed_columns(view), "__ivm_d");
+    if (key.empty()) return "";
+    // The keys of the rows before they are summed per tuple or group: a
+    // superset (a tuple whose changes cancel is locked too, harmlessly),
+    // found without computing the sums a second time.
+    std::size_t occurrences = 0;
+    return "SELECT DISTINCT " + key + " AS __ivm_k FROM (" + changed_terms(view, changed_bases, large, &occurrences) +
+           ") __ivm_d ORDER BY 1";
 }
 
 std::string refresh_delta_query(const CountingView& view) {

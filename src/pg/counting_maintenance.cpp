@@ -218,7 +218,9 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     // Fresh tuples alone are cheaper to write than the view is to rebuild.
     const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
     auto delta = [&] { return counting::delta_query(model, changed, !small); };
-    if (!alone && (rebuild || !keyed)) lock_rows(view, small && !rebuild ? key : std::string(), delta);
+    if (!alone && (rebuild || !keyed))
+        lock_rows(view, small && !rebuild ? key : std::string(),
+                  [&] { return counting::delta_keys_query(model, changed, !small); });
     MaintenanceResult result;
     if (keyed && !rebuild) {
         using counting::KeyedRows;

@@ -289,7 +289,7 @@ bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<st
 // merge `delta`: locks the stored rows the merge reads and writes by key,
 // or the whole storage where there are no keys or too many (the merge is
 // not small, or would pass view_locks' budget).
-void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& delta) {
+void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& keys_query) {
     const int32 id = view.entry.view_id;
     const Oid storage = view.entry.storage;
     const std::string name = qualified_name(view.entry.view);
@@ -302,8 +302,7 @@ void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::functi
     };
     if (plan_key.empty() || !counting::has_storage_key(view.analyzed.model)) return whole();
     view_locks::lock_storage(name, storage, RowExclusiveLock);  // the lock order: storage, then its rows
-    const int rc = run_statement(view, "keys " + plan_key,
-                                 [&] { return counting::delta_keys_query(view.analyzed.model, delta()); });
+    const int rc = run_statement(view, "keys " + plan_key, keys_query);
     if (rc != SPI_OK_SELECT) throw Error(sqlstate::internal_error, "ivm could not find the keys of a change");
     std::vector<uint64> keys;
     for (uint64 i = 0; i < SPI_processed; ++i) keys.push_back(static_cast<uint64>(spi::result_int(i, 0)));

@@ -80,10 +80,10 @@ std::optional<std::size_t> shared_base(const ViewRuntime& view, const std::vecto
 bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<std::size_t> shared_base = std::nullopt,
                           Snapshot before = nullptr, bool* missed = nullptr);
 
-// A writer alongside others about to merge `delta` (its statement made by
-// the function; `plan_key` names the kept plan of its keys, empty for a
-// change too large to keep one): locks the stored rows it touches by key,
-// or the whole storage.
-void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& delta);
+// A writer alongside others about to merge a change: locks the stored rows
+// it touches by key (`keys_query` makes counting::delta_keys_query;
+// `plan_key` names its kept plan, empty for a change too large to keep
+// one), or the whole storage.
+void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& keys_query);
 
 }  // namespace ivm::pg
