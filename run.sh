@@ -44,6 +44,7 @@ require_tests() {
     require "$bindir/pg_dump" postgresql-client-15
     require "$bindir/pg_restore" postgresql-client-15
     require "$bindir/pgbench" postgresql-15
+    require "$bindir/pg_basebackup" postgresql-client-15
     require /usr/include/gtest/gtest.h libgtest-dev
     require /usr/lib/x86_64-linux-gnu/libgtest.a libgtest-dev
     require /usr/lib/x86_64-linux-gnu/libgtest_main.a libgtest-dev
@@ -134,6 +135,7 @@ run_tests() {
     suite "differential tests" "$here/test/differential/run.sh"
     suite "TPC-H queries as views under the refresh functions and updates" "$here/test/tpch/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
+    suite "read replica (a streaming standby, pg_basebackup)" "$here/test/replica/run.sh"
     # Correctness must not rest on the preload: every suite again on a
     # cluster started without it (the differential tester on fewer seeds).
     stop_cluster
@@ -146,6 +148,7 @@ run_tests() {
     suite "differential tests without shared_preload_libraries" "$here/test/differential/run.sh" 2 100
     suite "TPC-H queries as views without shared_preload_libraries" "$here/test/tpch/run.sh"
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
+    suite "read replica without shared_preload_libraries" "$here/test/replica/run.sh"
     echo
     echo "test suites: $passed passed, $failed failed ($((SECONDS - started)) s)"
     [ "$failed" -eq 0 ]

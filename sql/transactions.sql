@@ -100,6 +100,22 @@ COMMIT;
 RESET work_mem;
 SELECT ivm_check('spill_grp'), ivm_check('spill_reach');
 
+-- In a read-only transaction (and on a standby, test/replica) what writes
+-- refuses as PostgreSQL's own commands do, 25006, and leaves all as it was.
+BEGIN READ ONLY;
+SELECT ivm.create_view('ro_grp', 'SELECT grp, id FROM spill');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT ivm.refresh_view('spill_grp');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT ivm.alter_view('spill_grp', 'SELECT grp FROM spill');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT ivm.drop_view('spill_grp');
+ROLLBACK;
+SELECT count(*) FROM ivm.views WHERE name::text IN ('ro_grp', 'spill_grp');
+
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 DROP TABLE acct, person, spill, spill_edge;
 DROP FUNCTION fail_on_big();

@@ -41,6 +41,7 @@ extern "C" {
 #include "storage/proc.h"
 #include "storage/sinvaladt.h"
 #include "tcop/tcopprot.h"
+#include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"

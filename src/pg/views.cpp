@@ -475,12 +475,27 @@ int64 create_view(const char* name, const char* query, PartNames* part_names) {
 }  // namespace
 }  // namespace ivm::pg
 
+namespace {
+
+// The functions that write refuse where PostgreSQL's own commands do: on a
+// standby and in a read-only transaction (25006), before taking any lock.
+void refuse_read_only(const char* function) {
+    call([&] {
+        PreventCommandDuringRecovery(function);
+        PreventCommandIfReadOnly(function);
+    });
+}
+
+}  // namespace
+
 IVM_SQL_FUNCTION(ivm_create_view) {
+    refuse_read_only("ivm.create_view()");
     OwnDdl own_ddl;
     PG_RETURN_INT64(create_view(text_argument(fcinfo, 0), text_argument(fcinfo, 1)));
 }
 
 IVM_SQL_FUNCTION(ivm_alter_view) {
+    refuse_read_only("ivm.alter_view()");
     OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const char* query = text_argument(fcinfo, 1);
@@ -547,6 +562,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
 }
 
 IVM_SQL_FUNCTION(ivm_drop_view) {
+    refuse_read_only("ivm.drop_view()");
     OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const bool cascade = PG_GETARG_BOOL(1);
@@ -557,6 +573,7 @@ IVM_SQL_FUNCTION(ivm_drop_view) {
 }
 
 IVM_SQL_FUNCTION(ivm_refresh_view) {
+    refuse_read_only("ivm.refresh_view()");
     OwnDdl own_ddl;
     const char* name = text_argument(fcinfo, 0);
     const bool with_data = PG_GETARG_BOOL(1);
