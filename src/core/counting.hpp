@@ -150,11 +150,15 @@ bool can_rebuild(const CountingView& view);
 std::string rebuild_statement(const CountingView& view);
 
 // One statement that fills a new, empty storage from the query as it is
-// now, reporting like merge_statement: a plain INSERT, its tuples counted
-// by one GROUP BY (none for a keyed view, whose tuples are distinct with
-// count 1), for a storage whose key index is built after it
-// (storage_ddl's index_later).  Only where can_rebuild.
+// now: a plain INSERT (no RETURNING list, which would keep every row once
+// more), its tuples counted by one GROUP BY (none for a keyed view, whose
+// tuples are distinct with count 1), for a storage whose key index is
+// built after it (storage_ddl's index_later).  Only where can_rebuild.
 std::string first_fill_statement(const CountingView& view);
+
+// Whether the rows first_fill_statement writes are the view's rows, one
+// each (a keyed or DISTINCT view); else their counts add up to them.
+bool first_fill_writes_view_rows(const CountingView& view);
 
 // The view's stored row count, as a query returning one bigint.
 std::string row_count_query(const CountingView& view);

@@ -197,17 +197,21 @@ std::string rebuild_statement(const CountingView& view) {
                           "0::bigint", ""});
 }
 
+namespace {
+bool keyed_rows(const CountingView& view) {
+    return std::find(view.keying.begin(), view.keying.end(), true) != view.keying.end();
+}
+}  // namespace
+
 std::string first_fill_statement(const CountingView& view) {
     if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "first fill of an aggregate or set operation view");
     const std::vector<std::string> now = terms_now(view);
-    const bool keyed = std::find(view.keying.begin(), view.keying.end(), true) != view.keying.end();
-    const std::string rows = keyed ? now.at(0) : netted(view, sql::join(now, " UNION ALL "));
+    const std::string rows = keyed_rows(view) ? now.at(0) : netted(view, sql::join(now, " UNION ALL "));
     const std::string cols = output_columns(view, "");
-    return "WITH __ivm_new AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) +
-           ") SELECT " + cols + ", __ivm_cnt" + key_value(view, "__ivm_q", tuples::Key::Computed) + " FROM (" + rows +
-           ") __ivm_q RETURNING __ivm_count) " +
-           report_select({"(SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_new)", "0::bigint",
-                          "(SELECT pg_catalog.count(*) FROM __ivm_new)", "0::bigint", "0::bigint", ""});
+    return "INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols +
+           ", __ivm_cnt" + key_value(view, "__ivm_q", tuples::Key::Computed) + " FROM (" + rows + ") __ivm_q";
 }
+
+bool first_fill_writes_view_rows(const CountingView& view) { return keyed_rows(view) || !view.repeats_rows(); }
 
 }  // namespace ivm::counting

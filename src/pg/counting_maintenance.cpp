@@ -256,14 +256,12 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
 namespace {
 
 // A statement that writes the whole storage, under the view's lock and its
-// owner's rights; `then` runs after it, in the same rights.
-MaintenanceResult run_whole(ViewRuntime& view, const char* key, std::string (*statement)(const CountingView&),
-                            void (*then)(const CountingView&) = nullptr) {
+// owner's rights.
+MaintenanceResult run_whole(ViewRuntime& view, const char* key, std::string (*statement)(const CountingView&)) {
     const CountingView& model = view.analyzed.model;
     lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
     MaintenanceResult result = run_merge(view, key, [&] { return statement(model); });
-    if (then != nullptr) then(model);
     leave(e);
     return result;
 }
@@ -273,10 +271,20 @@ MaintenanceResult run_whole(ViewRuntime& view, const char* key, std::string (*st
 MaintenanceResult refresh(ViewRuntime& view) { return run_whole(view, "refresh", counting::refresh_statement); }
 
 MaintenanceResult first_fill(ViewRuntime& view) {
+    const CountingView& model = view.analyzed.model;
+    lock_for_maintenance(view, view.entry.storage);
+    Elevated e = enter(view);
+    const TimestampTz started = GetCurrentTimestamp();
+    const int rc = run_statement(view, "first fill", [&] { return counting::first_fill_statement(model); });
+    if (rc != SPI_OK_INSERT) throw Error(sqlstate::internal_error, "ivm could not fill a view's storage");
+    MaintenanceResult result;
+    result.rows_added = counting::first_fill_writes_view_rows(model) ? static_cast<int64>(SPI_processed)
+                                                                      : spi::query_int(counting::row_count_query(model));
     // The key index is built after the fill, once.
-    return run_whole(view, "first fill", counting::first_fill_statement, [](const CountingView& model) {
-        for (const std::string& ddl : counting::storage_index_ddl(model)) spi::execute(ddl);
-    });
+    for (const std::string& ddl : counting::storage_index_ddl(model)) spi::execute(ddl);
+    leave(e);
+    record_run(view, result, started);
+    return result;
 }
 
 void empty_storage(ViewRuntime& view) {

@@ -464,10 +464,11 @@ int64 create_view(const char* name, const char* query, PartNames* part_names) {
     record(n, entry, analyzed, d, true);
 
     faults::point("create.made");
-    fill(entry.view_id, analyzed, true);
+    const MaintenanceResult filled = fill(entry.view_id, analyzed, true);
     faults::point("create.filled");
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
-    int64 rows = row_count(*view);
+    // A first fill counted the view's rows as it wrote them.
+    const int64 rows = counting::can_rebuild(analyzed.model) ? filled.rows_added : row_count(*view);
     spi::finish();
     return rows;
 }

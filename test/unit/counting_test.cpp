@@ -198,9 +198,12 @@ TEST(CountingStorage, FirstFillInsertsThenIndexes) {
     EXPECT_NE(sql.find("INSERT INTO public.v__ivm_data"), std::string::npos);
     EXPECT_EQ(occurrences(sql, "public.v__ivm_data"), 1u);  // written, not read
     EXPECT_NE(sql.find("GROUP BY"), std::string::npos);
+    EXPECT_EQ(sql.find("RETURNING"), std::string::npos);  // the rows are not kept twice
+    EXPECT_FALSE(ivm::counting::first_fill_writes_view_rows(v));  // counts add up to the view's rows
     v.keying = {true, false};
     sql = ivm::counting::first_fill_statement(v);
     EXPECT_EQ(sql.find("GROUP BY"), std::string::npos);
+    EXPECT_TRUE(ivm::counting::first_fill_writes_view_rows(v));  // one each
 }
 
 // New ids come in order: the key index takes them at its right end.
