@@ -156,6 +156,9 @@ std::string rebuild_statement(const CountingView& view);
 // built after it (storage_ddl's index_later).  Only where can_rebuild.
 std::string first_fill_statement(const CountingView& view);
 
+// Its query: the rows, named and ordered as the storage's columns.
+std::string first_fill_query(const CountingView& view);
+
 // Whether the rows first_fill_statement writes are the view's rows, one
 // each (a keyed or DISTINCT view); else their counts add up to them.
 bool first_fill_writes_view_rows(const CountingView& view);

@@ -203,13 +203,18 @@ bool keyed_rows(const CountingView& view) {
 }
 }  // namespace
 
-std::string first_fill_statement(const CountingView& view) {
+std::string first_fill_query(const CountingView& view) {
     if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "first fill of an aggregate or set operation view");
     const std::vector<std::string> now = terms_now(view);
     const std::string rows = keyed_rows(view) ? now.at(0) : netted(view, sql::join(now, " UNION ALL "));
-    const std::string cols = output_columns(view, "");
-    return "INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols +
-           ", __ivm_cnt" + key_value(view, "__ivm_q", tuples::Key::Computed) + " FROM (" + rows + ") __ivm_q";
+    const std::string key = key_value(view, "__ivm_q", tuples::Key::Computed);
+    return "SELECT " + output_columns(view, "") + ", __ivm_cnt AS __ivm_count" + (key.empty() ? "" : key + " AS __ivm_key") +
+           " FROM (" + rows + ") __ivm_q";
+}
+
+std::string first_fill_statement(const CountingView& view) {
+    return "INSERT INTO " + view.storage + " (" + output_columns(view, "") + ", __ivm_count" + key_target(view) + ") " +
+           first_fill_query(view);
 }
 
 bool first_fill_writes_view_rows(const CountingView& view) { return keyed_rows(view) || !view.repeats_rows(); }

@@ -5,6 +5,7 @@
 #include "core/counting.hpp"
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/bulk_fill.hpp"
 #include "pg/execution.hpp"
 #include "pg/faults.hpp"
 #include "pg/keys.hpp"
@@ -275,11 +276,16 @@ MaintenanceResult first_fill(ViewRuntime& view) {
     lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
     const TimestampTz started = GetCurrentTimestamp();
-    const int rc = run_statement(view, "first fill", [&] { return counting::first_fill_statement(model); });
-    if (rc != SPI_OK_INSERT) throw Error(sqlstate::internal_error, "ivm could not fill a view's storage");
     MaintenanceResult result;
-    result.rows_added = counting::first_fill_writes_view_rows(model) ? static_cast<int64>(SPI_processed)
-                                                                      : spi::query_int(counting::row_count_query(model));
+    if (const std::optional<BulkFill> filled =
+            bulk_fill(view.entry.storage, counting::first_fill_query(model), "__ivm_count")) {
+        result.rows_added = counting::first_fill_writes_view_rows(model) ? static_cast<int64>(filled->rows) : filled->counted;
+    } else {
+        const int rc = run_statement(view, "first fill", [&] { return counting::first_fill_statement(model); });
+        if (rc != SPI_OK_INSERT) throw Error(sqlstate::internal_error, "ivm could not fill a view's storage");
+        result.rows_added = counting::first_fill_writes_view_rows(model) ? static_cast<int64>(SPI_processed)
+                                                                          : spi::query_int(counting::row_count_query(model));
+    }
     // The key index is built after the fill, once.
     for (const std::string& ddl : counting::storage_index_ddl(model)) spi::execute(ddl);
     leave(e);
