@@ -251,13 +251,22 @@ std::string replace_from(const RecursiveRelation& r, const std::string& prefix, 
 
 std::string replace_statement(const RecursiveRelation& r) { return replace_from(r, "WITH ", full_relation); }
 
-std::vector<std::string> storage_ddl(const RecursiveRelation& r) {
+std::string storage_ddl(const RecursiveRelation& r) {
     std::vector<std::string> defs;
     for (const Column& c : r.columns) defs.push_back(c.name + " " + c.type);
     const std::string key = tuples::key(r.columns, "");
     if (!key.empty()) defs.push_back("__ivm_key bigint GENERATED ALWAYS AS (" + key + ") STORED");
-    std::vector<std::string> ddl{"CREATE TABLE " + r.storage + " (" + sql::join(defs, ", ") + ")"};
-    if (!key.empty()) ddl.push_back("CREATE INDEX ON " + r.storage + " (__ivm_key)");
+    return "CREATE TABLE " + r.storage + " (" + sql::join(defs, ", ") + ")";
+}
+
+std::string first_fill_statement(const RecursiveRelation& r) {
+    return "INSERT INTO " + r.storage + " (" + tuples::columns(r.columns, "") + ") SELECT " +
+           tuples::columns(r.columns, "__ivm_f") + " FROM (" + r.definition + ") __ivm_f";
+}
+
+std::vector<std::string> storage_index_ddl(const RecursiveRelation& r) {
+    std::vector<std::string> ddl;
+    if (!tuples::key(r.columns, "").empty()) ddl.push_back("CREATE INDEX ON " + r.storage + " (__ivm_key)");
     // An index per column serves the rules' joins.  Where the entries stay
     // small, the first one covers every column, so that rederivation's
     // check of a tuple built from two known values is one probe (the

@@ -84,9 +84,14 @@ inline constexpr const char* full_relation = "ivm_dred_full";
 std::string full_query(const RecursiveRelation& r);
 std::string replace_statement(const RecursiveRelation& r);
 
-// Storage of R: its columns, a hash key (indexed), and an index per column
-// for the joins of the rules.
-std::vector<std::string> storage_ddl(const RecursiveRelation& r);
+// Storage of R: its columns and a hash key; its indexes (the key, and one
+// per column for the joins of the rules) come after the first fill
+// (storage_index_ddl), one sort each instead of an insert per tuple.
+std::string storage_ddl(const RecursiveRelation& r);
+std::vector<std::string> storage_index_ddl(const RecursiveRelation& r);
+
+// Fills an empty storage of R with R evaluated now.
+std::string first_fill_statement(const RecursiveRelation& r);
 
 }  // namespace dred
 }  // namespace ivm

@@ -235,6 +235,19 @@ MaintenanceResult refresh_recursive(ViewRuntime& view) {
     return result;
 }
 
+MaintenanceResult first_fill_recursive(ViewRuntime& view) {
+    if (view.analyzed.program) return refresh_program(view);
+    const RecursiveRelation& rel = *view.analyzed.recursive;
+    const Oid storage = view.entry.recursive_storage;
+    lock_for_maintenance(view, storage);
+    Elevated e = enter(view, storage);
+    MaintenanceResult result;
+    result.rows_added = static_cast<int64>(spi::execute(dred::first_fill_statement(rel)));
+    for (const std::string& ddl : dred::storage_index_ddl(rel)) spi::execute(ddl);
+    leave(e);
+    return result;
+}
+
 MaintenanceResult refresh_all(ViewRuntime& view) {
     if (view.analyzed.recursion()) refresh_recursive(view);  // maintains the view from it, too
     return refresh(view);

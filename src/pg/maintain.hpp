@@ -95,6 +95,9 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                                           Snapshot before);
 // Makes the recursive relation equal to its definition evaluated now.
 MaintenanceResult refresh_recursive(ViewRuntime& view);
+// The same for a recursive relation just made (create_definition), still
+// empty and without indexes: filled by one INSERT, then indexed.
+MaintenanceResult first_fill_recursive(ViewRuntime& view);
 // Recomputes the recursive relation, if any, and the view.
 MaintenanceResult refresh_all(ViewRuntime& view);
 // Empties the storage (the view becomes unpopulated).  Needs SPI.

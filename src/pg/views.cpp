@@ -127,7 +127,7 @@ AnalyzedView create_definition(const Names& n, const char* query, const std::vec
     }
     if (!recursive) return analyze_view(query_view, n.storage, std::string(), InvalidOid);
     AnalyzedView shape = analyze_view(query_view, n.storage, n.recursive, InvalidOid);
-    for (const std::string& ddl : dred::storage_ddl(*shape.recursive)) spi::execute(ddl);
+    spi::execute(dred::storage_ddl(*shape.recursive));  // its indexes after the first fill
     spi::execute(triggers::storage_guard_ddl(n.recursive));
     spi::execute("COMMENT ON TABLE " + n.recursive + " IS " +
                  sql::literal("recursive relation of incrementally maintained view " + n.view));
@@ -190,7 +190,7 @@ void analyze_table(Oid relation) {
 MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage) {
     if (a.recursion()) {
         std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
-        refresh_recursive(*view);
+        first_fill_recursive(*view);
         // Its size, for DRed's choice between rederiving and recomputing.
         analyze_table(view->entry.recursive_storage);
     }
