@@ -13,8 +13,10 @@
 #include "pg/netting.hpp"
 #include "pg/pending.hpp"
 #include "pg/spi.hpp"
+#include "pg/view_locks.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace ivm::pg {
@@ -239,6 +241,31 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
     spi::finish();
 }
 
+// Takes the view's writer locks (view_locks.hpp) as a writer of the base
+// this BEFORE trigger fires for, before the statement touches any row: the
+// lock order is the view's writer locks, then base rows, then the storage
+// and its row keys.  A writer that waits here for another holds no row of
+// this statement the other may be waiting for.  Maintenance takes them
+// again (held: no wait), or more where the statement changed more.
+void lock_writers_early(PendingKey key, Relation rel, bool truncate) {
+    const Oid base = firing_base(key, rel);
+    spi::connect();
+    std::shared_ptr<ViewRuntime> holder = runtime_for(key.view_id);
+    const ViewRuntime& view = *holder;
+    const std::size_t bases = view.analyzed.base_oids.size();
+    if (view.entry.populated) {
+        std::optional<std::size_t> shared;
+        const int b = view.base_index(base);
+        if (!key.recursive && !truncate && b >= 0) {
+            std::vector<bool> changed(bases, false);
+            changed[static_cast<std::size_t>(b)] = true;
+            shared = shared_base(view, changed);
+        }
+        view_locks::lock_writers(view.entry.view_id, qualified_name(view.entry.view), bases, shared);
+    }
+    spi::finish();
+}
+
 }  // namespace
 
 void reset_pending(SubTransactionId aborted) {
@@ -266,6 +293,7 @@ IVM_SQL_FUNCTION(ivm_before_base_change) {
     if (key.recursive && firings.empty())
         firing.snapshot = copy_of_active_snapshot();
     firings.push_back(firing);
+    lock_writers_early(key, data->tg_relation, TRIGGER_FIRED_BY_TRUNCATE(data->tg_event));
     return PointerGetDatum(nullptr);
 }
 

@@ -13,7 +13,8 @@
 // whole view's lock EXCLUSIVE: it is the view's only writer.  Locks are
 // taken in one order (whole view, then the tables by their place in the
 // view, then the storage, then row keys), so one maintenance never
-// deadlocks with another.
+// deadlocks with another; the writer locks are first taken by the BEFORE
+// STATEMENT trigger, before the statement changes any base row.
 //
 // Writers running together merge into the same storage; the stored rows
 // their change touches are locked by key (lock_keys) before the merge
