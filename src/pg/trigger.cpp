@@ -261,7 +261,7 @@ void lock_writers_early(PendingKey key, Relation rel, bool truncate) {
             changed[static_cast<std::size_t>(b)] = true;
             shared = shared_base(view, changed);
         }
-        view_locks::lock_writers(view.entry.view_id, qualified_name(view.entry.view), bases, shared);
+        view_locks::lock_writers(view.entry.view_id, view.entry.view, bases, shared);
     }
     spi::finish();
 }

@@ -52,7 +52,7 @@ bool holder_waits_for_me(const LOCKTAG& t, LOCKMODE mode) {
     return false;
 }
 
-// Acquires one of ivm's locks of view `name` (`t` in `mode`): `now` tries
+// Acquires one of ivm's locks of `view` (`t` in `mode`): `now` tries
 // without waiting, `wait` waits.  Two writers that each hold some of the
 // view's locks may each need one the other holds (both wrote one base
 // table of a join and now write another; the same stored rows in opposite
@@ -62,9 +62,9 @@ bool holder_waits_for_me(const LOCKTAG& t, LOCKMODE mode) {
 // retried as any serialization failure; where two start waiting at the
 // same moment, the deadlock check runs after at most 100 ms.
 template <typename Now, typename Wait>
-void acquire(const std::string& name, const LOCKTAG& t, LOCKMODE mode, Now now, Wait wait) {
+void acquire(Oid view, const LOCKTAG& t, LOCKMODE mode, Now now, Wait wait) {
     auto cycle = [&] {
-        return Error("40001", "could not serialize access due to concurrent writers of view " + name,
+        return Error("40001", "could not serialize access due to concurrent writers of view " + qualified_name(view),
                      "This transaction and another writing the view's base tables each wait for the other.",
                      "The transaction might succeed if retried.");
     };
@@ -86,10 +86,10 @@ void acquire(const std::string& name, const LOCKTAG& t, LOCKMODE mode, Now now, 
 }
 
 // Returns whether the lock was taken now (not held already).
-bool acquire(const std::string& name, const LOCKTAG& t, LOCKMODE mode) {
+bool acquire(Oid view, const LOCKTAG& t, LOCKMODE mode) {
     bool taken = true;
     acquire(
-        name, t, mode,
+        view, t, mode,
         [&] {
             const LockAcquireResult r = LockAcquire(&t, mode, false, true);
             taken = r != LOCKACQUIRE_ALREADY_HELD;
@@ -100,45 +100,45 @@ bool acquire(const std::string& name, const LOCKTAG& t, LOCKMODE mode) {
 }
 
 // Lock object of the whole view (0) and of base table b (b + 1).
-void lock(const std::string& name, int32 view_id, uint32 object, LOCKMODE mode) {
-    (void)acquire(name, tag(view_id, object, writers_lock), mode);
+void lock(Oid view, int32 view_id, uint32 object, LOCKMODE mode) {
+    (void)acquire(view, tag(view_id, object, writers_lock), mode);
 }
 
 }  // namespace
 
-bool lock_writers(int32 view_id, const std::string& name, std::size_t bases, std::optional<std::size_t> shared_base) {
+bool lock_writers(int32 view_id, Oid view, std::size_t bases, std::optional<std::size_t> shared_base) {
     Held& h = held[view_id];
     // (locks taken again where held: a subtransaction's abort released them)
     if (h.alone || alone_from_now.count(view_id) != 0) shared_base.reset();
     if (h.shared_base && h.shared_base != shared_base) alone_from_now.insert(view_id);
     if (!shared_base) {
-        lock(name, view_id, 0, ExclusiveLock);
+        lock(view, view_id, 0, ExclusiveLock);
         h.alone = true;
         return true;
     }
-    lock(name, view_id, 0, RowExclusiveLock);
+    lock(view, view_id, 0, RowExclusiveLock);
     for (std::size_t b = 0; b < bases; ++b)
-        lock(name, view_id, static_cast<uint32>(b + 1), b == *shared_base ? RowExclusiveLock : ShareLock);
+        lock(view, view_id, static_cast<uint32>(b + 1), b == *shared_base ? RowExclusiveLock : ShareLock);
     h.shared_base = shared_base;
     return false;
 }
 
-void lock_storage(const std::string& name, Oid storage, LOCKMODE mode) {
+void lock_storage(Oid view, Oid storage, LOCKMODE mode) {
     LOCKTAG t;
     SET_LOCKTAG_RELATION(t, MyDatabaseId, storage);
     acquire(
-        name, t, mode, [&] { return ConditionalLockRelationOid(storage, mode); },
+        view, t, mode, [&] { return ConditionalLockRelationOid(storage, mode); },
         [&] { LockRelationOid(storage, mode); });
 }
 
-bool lock_keys(int32 view_id, const std::string& name, const std::vector<uint64>& keys) {
+bool lock_keys(int32 view_id, Oid view, const std::vector<uint64>& keys) {
     // Half the transaction's average share of the lock table (32 keys by
     // default): the rest stays for tables, indexes and other views.
     const std::size_t budget = static_cast<std::size_t>(std::max(32, max_locks_per_xact / 2));
     if (keys_taken + keys.size() > budget) return false;
     for (uint64 key : keys) {
         const LOCKTAG t = tag(view_id, static_cast<uint32>(key ^ (key >> 32)), key_lock);
-        if (acquire(name, t, ExclusiveLock)) ++keys_taken;
+        if (acquire(view, t, ExclusiveLock)) ++keys_taken;
     }
     held[view_id].keys = true;
     return true;
@@ -257,9 +257,8 @@ std::optional<std::size_t> shared_base(const ViewRuntime& view, const std::vecto
 bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<std::size_t> shared_base,
                           Snapshot before, bool* missed) {
     const int32 id = view.entry.view_id;
-    const std::string name = qualified_name(view.entry.view);
-    const bool alone = view_locks::lock_writers(id, name, view.analyzed.base_oids.size(), shared_base);
-    if (alone) view_locks::lock_storage(name, storage, ExclusiveLock);
+    const bool alone = view_locks::lock_writers(id, view.entry.view, view.analyzed.base_oids.size(), shared_base);
+    if (alone) view_locks::lock_storage(view.entry.view, storage, ExclusiveLock);
     if (missed != nullptr) *missed = false;
     if (!catalog::have_maintainers()) {
         // The extension's SQL objects predate the marks: READ COMMITTED
@@ -292,21 +291,20 @@ bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<st
 void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& keys_query) {
     const int32 id = view.entry.view_id;
     const Oid storage = view.entry.storage;
-    const std::string name = qualified_name(view.entry.view);
     auto whole = [&] {
         view_locks::writing_whole(id);
-        view_locks::lock_storage(name, storage, ExclusiveLock);
+        view_locks::lock_storage(view.entry.view, storage, ExclusiveLock);
         // Its rows are not checked one by one (check_keys): any writer
         // of the view the snapshot misses is a 40001.
         refuse_missed_writers(view, -2);
     };
     if (plan_key.empty() || !counting::has_storage_key(view.analyzed.model)) return whole();
-    view_locks::lock_storage(name, storage, RowExclusiveLock);  // the lock order: storage, then its rows
+    view_locks::lock_storage(view.entry.view, storage, RowExclusiveLock);  // the lock order: storage, then its rows
     const int rc = run_statement(view, "keys " + plan_key, keys_query);
     if (rc != SPI_OK_SELECT) throw Error(sqlstate::internal_error, "ivm could not find the keys of a change");
     std::vector<uint64> keys;
     for (uint64 i = 0; i < SPI_processed; ++i) keys.push_back(static_cast<uint64>(spi::result_int(i, 0)));
-    if (!view_locks::lock_keys(id, name, keys)) return whole();
+    if (!view_locks::lock_keys(id, view.entry.view, keys)) return whole();
     if (IsolationUsesXactSnapshot() && !keys.empty()) check_keys(view, keys);
 }
 

@@ -30,10 +30,11 @@
 
 namespace ivm::pg::view_locks {
 
-// Every function here names the view (`name`) for its errors: where a
-// transaction holding some of the view's locks waits for another that
-// waits for it (a cycle PostgreSQL would report as a deadlock, 40P01), the
-// one that finds the cycle fails at once with 40001.
+// Every function here takes the view's relation (`view`), named in its
+// errors (looked up only then): where a transaction holding some of the
+// view's locks waits for another that waits for it (a cycle PostgreSQL
+// would report as a deadlock, 40P01), the one that finds the cycle fails
+// at once with 40001.
 
 // Takes the writer locks of a maintenance of view `view_id`, which has
 // `bases` base tables; `shared_base` is the one table it changes when the
@@ -43,16 +44,16 @@ namespace ivm::pg::view_locks {
 // whole) writes it alone from its next transaction on: the second kind
 // of write waits for every concurrent writer of the first, which may be
 // waiting for this transaction (one of the two then fails with 40001).
-bool lock_writers(int32 view_id, const std::string& name, std::size_t bases, std::optional<std::size_t> shared_base);
+bool lock_writers(int32 view_id, Oid view, std::size_t bases, std::optional<std::size_t> shared_base);
 
 // Locks the view's storage in `mode` for this transaction.
-void lock_storage(const std::string& name, Oid storage, LOCKMODE mode);
+void lock_storage(Oid view, Oid storage, LOCKMODE mode);
 
 // Locks the stored rows of `keys` (storage keys, __ivm_key) for this
 // transaction.  False, and nothing locked, when that would pass the
 // transaction's share of the lock table (half of max_locks_per_transaction,
 // at least 32 keys): the caller then locks the whole storage.
-bool lock_keys(int32 view_id, const std::string& name, const std::vector<uint64>& keys);
+bool lock_keys(int32 view_id, Oid view, const std::vector<uint64>& keys);
 
 // The transaction writes the view's storage as a whole (locked EXCLUSIVE)
 // after writing it by row: later transactions of the session write it alone.
