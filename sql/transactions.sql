@@ -102,18 +102,12 @@ SELECT ivm_check('spill_grp'), ivm_check('spill_reach');
 
 -- In a read-only transaction (and on a standby, test/replica) what writes
 -- refuses as PostgreSQL's own commands do, 25006, and leaves all as it was.
-BEGIN READ ONLY;
+SET default_transaction_read_only = on;
 SELECT ivm.create_view('ro_grp', 'SELECT grp, id FROM spill');
-ROLLBACK;
-BEGIN READ ONLY;
 SELECT ivm.refresh_view('spill_grp');
-ROLLBACK;
-BEGIN READ ONLY;
 SELECT ivm.alter_view('spill_grp', 'SELECT grp FROM spill');
-ROLLBACK;
-BEGIN READ ONLY;
 SELECT ivm.drop_view('spill_grp');
-ROLLBACK;
+RESET default_transaction_read_only;
 SELECT count(*) FROM ivm.views WHERE name::text IN ('ro_grp', 'spill_grp');
 
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
