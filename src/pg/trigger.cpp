@@ -6,6 +6,8 @@
 // an AFTER firing that leaves BEFOREs unanswered only keeps a copy of its
 // transition tables; the one that answers the last BEFORE maintains the
 // view once, with every base table in its final state and all the deltas.
+// The BEFORE firing also takes the view's writer locks, before the
+// statement changes any row (lock_writers_early).
 #include "core/error.hpp"
 #include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"

@@ -56,11 +56,13 @@ bool holder_waits_for_me(const LOCKTAG& t, LOCKMODE mode) {
 // without waiting, `wait` waits.  Two writers that each hold some of the
 // view's locks may each need one the other holds (both wrote one base
 // table of a join and now write another; the same stored rows in opposite
-// orders).  PostgreSQL would find that deadlock after deadlock_timeout (a
-// second) and fail one with 40P01.  Instead, the writer that would close
-// the cycle, seeing the holder wait for it, fails at once with 40001,
-// retried as any serialization failure; where two start waiting at the
-// same moment, the deadlock check runs after at most 100 ms.
+// orders; a row an earlier statement changed).  PostgreSQL would find that
+// deadlock after deadlock_timeout (a second) and fail one with 40P01.
+// Instead, the writer that would close the cycle, seeing the holder wait
+// for it, fails at once with 40001, retried as any serialization failure;
+// where two start waiting at the same moment, the deadlock check runs
+// after at most 100 ms (this wait's, found first; its 40P01 becomes the
+// same 40001).
 template <typename Now, typename Wait>
 void acquire(Oid view, const LOCKTAG& t, LOCKMODE mode, Now now, Wait wait) {
     auto cycle = [&] {
