@@ -95,8 +95,12 @@ std::string keyed_delta_query(const CountingView& view, std::size_t base);
 // stored with a count other than 1, twice, or not at all, is reported as a
 // count going below zero); inserted ones are written without a lookup (none is
 // stored, but for the deleted ones).  Reports like merge_statement; only
-// inserted rows: a plain INSERT, each row one view row added.
-std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows);
+// inserted rows: a plain INSERT, each row one view row added.  `lookup`:
+// deleted tuples found by one key index probe each, or by the join the
+// planner chooses (for deletes of a large part of the storage, where the
+// probes cost more than one pass over it).
+std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows,
+                                  Lookup lookup = Lookup::PerTuple);
 
 // The view columns a new storage's key hashes (quoted names), the one
 // leading the key first: every hashable one but those a lookup base shows

@@ -28,7 +28,7 @@ std::string keyed_delta_query(const CountingView& view, std::size_t base) {
     return term_query(view, block, states);
 }
 
-std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows) {
+std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows, Lookup lookup) {
     const std::string cols = output_columns(view, "");
     const std::string gt0 = sql::op(">") + "0";
     // Inserted tuples each count 1 (a product of 1s: a keyed view reads
@@ -41,7 +41,8 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
                gt0 + (key.empty() ? "" : " ORDER BY __ivm_d.__ivm_h");
     }
     // Each deleted tuple is stored once with count 1, and is deleted where
-    // it is found, one key index lookup each, in the key index's order; a
+    // it is found, one key index lookup each, in the key index's order (or
+    // by one join, for a large part of the storage); a
     // tuple not found so (or found twice, or stored with another count) is
     // a storage out of step with its base tables.  The count is checked on
     // what was deleted, not in the join: an unanalyzed storage's guess that
@@ -53,7 +54,9 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
     const std::string count = "pg_catalog.count(*) FILTER (WHERE __ivm_d.__ivm_cnt";
     return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_del AS (DELETE FROM " +
            view.storage + " __ivm_s USING __ivm_d WHERE __ivm_d.__ivm_cnt" + sql::op("<") + "0 AND " +
-           tuples::looked_up(view.columns, "__ivm_s", "__ivm_d", tuples::Key::Carried) +
+           (lookup == Lookup::PerTuple
+                ? tuples::looked_up(view.columns, "__ivm_s", "__ivm_d", tuples::Key::Carried)
+                : tuples::same(view.columns, "__ivm_s", tuples::Key::Stored, "__ivm_d", tuples::Key::Carried)) +
            " RETURNING __ivm_s.__ivm_count)" +
            (inserts ? ", __ivm_ins AS (INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) +
                           ") SELECT " + cols + ", 1::bigint" + key_value(view, "__ivm_d", tuples::Key::Carried) +

@@ -182,31 +182,39 @@ std::string refresh_statement(const CountingView& view) {
 
 bool can_rebuild(const CountingView& view) { return view.shape() == Shape::Tuples; }
 
-std::string rebuild_statement(const CountingView& view) {
-    if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "rebuild of an aggregate or set operation view");
-    const std::vector<std::string> now = terms_now(view);
-    const std::string cols = output_columns(view, "");
-    return "WITH __ivm_gone AS (DELETE FROM " + view.storage + " RETURNING __ivm_count), __ivm_new AS (INSERT INTO " +
-           view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols + ", __ivm_cnt" +
-           key_value(view, "__ivm_q", tuples::Key::Carried) + " FROM (" +
-           tuples::carry_key(view.columns, netted(view, sql::join(now, " UNION ALL "))) +
-           ") __ivm_q RETURNING __ivm_count) " +
-           report_select({"(SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_new)",
-                          "(SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM __ivm_gone)",
-                          "(SELECT pg_catalog.count(*) FROM __ivm_new)", "(SELECT pg_catalog.count(*) FROM __ivm_gone)",
-                          "0::bigint", ""});
-}
-
 namespace {
 bool keyed_rows(const CountingView& view) {
     return std::find(view.keying.begin(), view.keying.end(), true) != view.keying.end();
 }
+
+// The view's tuples as the query makes them now, each with its count: a
+// keyed view's rows are its tuples already (distinct, count 1), which
+// need no netting.
+std::string rows_now(const CountingView& view) {
+    const std::vector<std::string> now = terms_now(view);
+    return keyed_rows(view) ? now.at(0) : netted(view, sql::join(now, " UNION ALL "));
+}
 }  // namespace
+
+std::string rebuild_statement(const CountingView& view) {
+    if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "rebuild of an aggregate or set operation view");
+    const std::string cols = output_columns(view, "");
+    // What went is counted from the storage as the statement's snapshot
+    // shows it (before the DELETE): one scan, where a RETURNING list would
+    // keep every deleted tuple once more.
+    return "WITH __ivm_gone AS (DELETE FROM " + view.storage + "), __ivm_new AS (INSERT INTO " + view.storage + " (" +
+           cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols + ", __ivm_cnt" +
+           key_value(view, "__ivm_q", tuples::Key::Carried) + " FROM (" + tuples::carry_key(view.columns, rows_now(view)) +
+           ") __ivm_q RETURNING __ivm_count) " +
+           report_select({"__ivm_n.total", "__ivm_g.total", "__ivm_n.tuples", "__ivm_g.tuples", "0::bigint", ""}) +
+           " FROM (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint AS total, pg_catalog.count(*) AS tuples FROM "
+           "__ivm_new) __ivm_n, (SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint AS total, pg_catalog.count(*) AS "
+           "tuples FROM " + view.storage + ") __ivm_g";
+}
 
 std::string first_fill_query(const CountingView& view) {
     if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "first fill of an aggregate or set operation view");
-    const std::vector<std::string> now = terms_now(view);
-    const std::string rows = keyed_rows(view) ? now.at(0) : netted(view, sql::join(now, " UNION ALL "));
+    const std::string rows = rows_now(view);
     const std::string key = key_value(view, "__ivm_q", tuples::Key::Computed);
     return "SELECT " + output_columns(view, "") + ", __ivm_cnt AS __ivm_count" + (key.empty() ? "" : key + " AS __ivm_key") +
            " FROM (" + rows + ") __ivm_q";

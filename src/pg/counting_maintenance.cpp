@@ -54,6 +54,13 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
     return rows > rebuild_fraction * size;
 }
 
+// Keyed deletes of more than this part of the storage find their tuples by
+// one join instead of a key index probe each.  On W1 (1,000,000 tuples)
+// deleting half of them took 1.75 s by probes (3.5 us a tuple) and
+// about 0.5 s by a hash join, which scans the storage once; W4's tenth is
+// faster by probes (docs/benchmarks.md, "Keyed deletes in one join").
+constexpr double join_fraction = 0.25;
+
 // What a merge statement that ran (SPI result code `rc`) did, counted in
 // the statistics.  A merge returns one row of counts (counting::Report), or
 // is a plain INSERT of tuples with count 1.
@@ -175,6 +182,7 @@ struct KeyedChange {
     std::size_t base;
     bool deleted;   // has deleted rows
     bool inserted;  // has inserted rows
+    double deleted_rows;
 };
 std::optional<KeyedChange> keyed_base_change(const CountingView& model, const std::vector<BaseChange>& changes) {
     std::optional<KeyedChange> found;
@@ -182,7 +190,7 @@ std::optional<KeyedChange> keyed_base_change(const CountingView& model, const st
         const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
         if (inserted == 0 && deleted == 0) continue;
         if (found || !counting::keyed_change(model, b)) return std::nullopt;
-        found = KeyedChange{b, deleted > 0, inserted > 0};
+        found = KeyedChange{b, deleted > 0, inserted > 0, static_cast<double>(deleted)};
     }
     return found;
 }
@@ -206,18 +214,20 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     faults::point("maintain.locked");
     const bool small = rows <= large_delta_rows;
     const bool lookups = rows <= lookup_delta_rows;
+    const std::optional<KeyedChange> keyed = keyed_base_change(model, changes);
+    // Fresh tuples alone are cheaper to write than the view is to rebuild.
+    const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
     // A lookup or keyed change writes only stored rows that show its own
     // base rows' keys, which no other writer can be changing (PostgreSQL's
     // row locks on the base rows keep them apart): it needs no row locks.
-    if (const std::optional<std::size_t> lookup = moved_lookup_base(view, changes)) {
+    // Moved in place, each tuple costs an update, which past the rebuild's
+    // size costs more than writing the view anew.
+    if (const std::optional<std::size_t> lookup = rebuild ? std::nullopt : moved_lookup_base(view, changes)) {
         if (std::optional<MaintenanceResult> moved = run_lookup_update(view, *lookup, small)) {
             leave(e);
             return *moved;
         }
     }
-    const std::optional<KeyedChange> keyed = keyed_base_change(model, changes);
-    // Fresh tuples alone are cheaper to write than the view is to rebuild.
-    const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
     auto delta = [&] { return counting::delta_query(model, changed, !small); };
     if (!alone && (rebuild || !keyed))
         lock_rows(view, small && !rebuild ? key : std::string(),
@@ -230,8 +240,11 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
                                                  : KeyedRows::Deleted;
         const char* what = rows == KeyedRows::Inserted ? "inserted " : rows == KeyedRows::Deleted ? "deleted " : "changed ";
         const std::string plan = what + std::to_string(keyed->base);
+        const counting::Lookup find = !small && keyed->deleted_rows > join_fraction * estimated_rows(view.entry.storage)
+                                          ? counting::Lookup::Join
+                                          : counting::Lookup::PerTuple;
         result = run_merge(view, small ? plan : std::string(), [&] {
-            return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), rows);
+            return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), rows, find);
         }, lookups);
     } else if (rebuild) {
         result = run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
