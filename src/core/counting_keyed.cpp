@@ -52,7 +52,10 @@ std::string keyed_merge_statement(const CountingView& view, const std::string& d
     // is the only stored one an inserted tuple can show.
     const bool inserts = rows == KeyedRows::Both;
     const std::string count = "pg_catalog.count(*) FILTER (WHERE __ivm_d.__ivm_cnt";
-    return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta) + "), __ivm_del AS (DELETE FROM " +
+    // (A hash join's deletes go in the delta's order whatever it is, and
+    // without inserts nothing gains from sorting it.)
+    const bool sorted = inserts || lookup == Lookup::PerTuple;
+    return "WITH __ivm_d AS MATERIALIZED (" + tuples::carry_key(view.columns, delta, sorted) + "), __ivm_del AS (DELETE FROM " +
            view.storage + " __ivm_s USING __ivm_d WHERE __ivm_d.__ivm_cnt" + sql::op("<") + "0 AND " +
            (lookup == Lookup::PerTuple
                 ? tuples::looked_up(view.columns, "__ivm_s", "__ivm_d", tuples::Key::Carried)

@@ -121,9 +121,10 @@ std::string looked_up(const std::vector<Column>& cols, const std::string& stored
     return matching(cols, stored, Key::Stored, rows, rows_key, true);
 }
 
-std::string carry_key(const std::vector<Column>& cols, const std::string& rows) {
+std::string carry_key(const std::vector<Column>& cols, const std::string& rows, bool sorted) {
     const std::string k = key(cols, "__ivm_x");
     if (k.empty()) return rows;
+    if (!sorted) return "SELECT __ivm_x.*, " + k + " AS __ivm_h FROM (" + rows + ") __ivm_x";
     // Sorted, a large delta walks the key index from left to right (its
     // lookups and the storage's index inserts touch each page once, in
     // order) instead of jumping around it (docs/benchmarks.md, "Measurements

@@ -43,8 +43,8 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier);
 enum class Key { Stored, Computed, Carried };
 
 // The rows of `rows` with their key computed once, as __ivm_h, in the key
-// index's order; `rows` itself when the tuples have no key.
-std::string carry_key(const std::vector<Column>& cols, const std::string& rows);
+// index's order (unless !sorted); `rows` itself when the tuples have no key.
+std::string carry_key(const std::vector<Column>& cols, const std::string& rows, bool sorted = true);
 
 // a and b hold the same tuple: equal keys (when there are hashable
 // columns), then each column equal or both NULL ("true" for no columns).
