@@ -34,6 +34,13 @@
 #                 it; DELETE of a random existing edge, then its re-INSERT.
 #   W4 bulk       W1's view: INSERT of 100,000 new accounts in one statement,
 #                 then DELETE of them (two transactions, reported apart).
+#   S sizes       W1's view under one statement changing 1%, 10%, 50% and 100%
+#                 of accounts (INSERT of new accounts, UPDATE of abalance,
+#                 DELETE), each in a transaction rolled back after it (with the
+#                 REFRESH for refresh), the median of 3, VACUUM between them;
+#                 printed as its own table and chart (IVM_BENCH_SIZES_CHART).
+# Every view's creation is timed too (ivm.create_view against CREATE
+# MATERIALIZED VIEW of the same query; a table of its own).
 # No index on accounts(bid): an ivm maintenance that must read a whole branch
 # or group (W1 branch update, W2 with max) scans accounts.
 #
@@ -58,7 +65,7 @@
 #   IVM_BENCH_MAX_TX=20000   most transactions (scripts) per measurement
 #   IVM_BENCH_TX=N           fixed -t N for none and ivm (no estimate)
 #   IVM_BENCH_REFRESH_TX=N   fixed -t N for refresh
-#   IVM_BENCH_WORKLOADS="W1 W2 W3 W4"   which workloads to run
+#   IVM_BENCH_WORKLOADS="W1 W2 W3 W4 S"   which workloads to run
 #   IVM_BENCH_GROWTH=1       also: the ops whose change has a fixed size (W1
 #                            1-row UPDATE and INSERT + DELETE, W2 1-row and
 #                            range UPDATE, W4 bulk; none and ivm) at
@@ -73,6 +80,8 @@
 #                            (PNG, gnuplot: latency per op for none, refresh
 #                            and ivm, log scale; with --short the default is
 #                            bench/out/bench.png); empty: no chart
+#   IVM_BENCH_SIZES_CHART=docs/bench-sizes.png   the chart of S: latency against
+#                            change size (bench/out/ with --short); empty: none
 #
 # A full run at scale 1 takes about 10-15 minutes on a 2-core machine.
 set -euo pipefail
@@ -101,7 +110,7 @@ else
 fi
 FIXED_TX=${IVM_BENCH_TX:-}
 FIXED_REFRESH_TX=${IVM_BENCH_REFRESH_TX:-}
-WORKLOADS=${IVM_BENCH_WORKLOADS:-W1 W2 W3 W4}
+WORKLOADS=${IVM_BENCH_WORKLOADS:-W1 W2 W3 W4 S}
 GROWTH=${IVM_BENCH_GROWTH:-0}
 VERIFY=${IVM_BENCH_VERIFY:-1}
 SEED=${IVM_BENCH_SEED:-42}
@@ -110,6 +119,8 @@ PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [[ $short == 1 ]]; then CHART=${IVM_BENCH_CHART-$bench_dir/out/bench.png}
 else CHART=${IVM_BENCH_CHART-$bench_dir/../docs/bench.png}; fi
+if [[ $short == 1 ]]; then SIZES_CHART=${IVM_BENCH_SIZES_CHART-$bench_dir/out/bench-sizes.png}
+else SIZES_CHART=${IVM_BENCH_SIZES_CHART-$bench_dir/../docs/bench-sizes.png}; fi
 DB=ivm_bench
 
 die() { printf 'bench/run.sh: %s\n' "$*" >&2; exit 1; }
@@ -124,7 +135,7 @@ is_number "$TARGET_S" || die "IVM_BENCH_SECONDS must be a number, not '$TARGET_S
 [[ -z $FIXED_REFRESH_TX ]] || is_count "$FIXED_REFRESH_TX" || die "IVM_BENCH_REFRESH_TX must be a positive integer"
 [[ $SEED =~ ^[0-9]+$ ]] || die "IVM_BENCH_SEED must be a non-negative integer"
 for w in $WORKLOADS; do
-    case $w in W1|W2|W3|W4) ;; *) die "unknown workload '$w' in IVM_BENCH_WORKLOADS (W1 W2 W3 W4)" ;; esac
+    case $w in W1|W2|W3|W4|S) ;; *) die "unknown workload '$w' in IVM_BENCH_WORKLOADS (W1 W2 W3 W4 S)" ;; esac
 done
 
 PSQL=$PGBIN/psql
@@ -242,8 +253,9 @@ setup_config() {  # setup_config CONFIG VIEW QUERY TABLES...
         refresh)
             q -v v="$view" -v query="$query" <<'SQL'
 SELECT format('CREATE MATERIALIZED VIEW %I AS %s', :'v', :'query') \gexec
-SELECT format('VACUUM ANALYZE %I', :'v') \gexec
 SQL
+            record_created "$view" refresh "$t0"
+            q -c "VACUUM ANALYZE $view"
             rows=$(qvalue -c "SELECT count(*) FROM $view")
             log "  created materialized view $view ($(commas "$rows") rows) in $(since "$t0")" ;;
         ivm)
@@ -251,6 +263,7 @@ SQL
 SELECT ivm.create_view(:'v', :'query');
 SQL
             ) || die "ivm.create_view('$view', ...) failed"
+            record_created "$view" ivm "$t0"
             # Analyze the storage (and, for a recursive view, the recursive relation).
             q -v v="$view" <<'SQL'
 SELECT format('VACUUM ANALYZE %s', r) FROM ivm.view_catalog c,
@@ -261,6 +274,10 @@ SQL
             log "  created ivm view $view ($(commas "$rows") rows, $algo) in $(since "$t0")" ;;
     esac
 }
+
+# record_created VIEW CONFIG T0: how long creating the view took (the
+# creating statement alone, a new psql's start-up included for both).
+record_created() { record "create|$1" "$2" "$(awk -v a="$3" -v b="$(now)" 'BEGIN { printf "%.1f", (b - a) * 1000 }')"; }
 
 verify_view() {  # verify_view VIEW QUERY: the ivm view equals its query
     [[ $VERIFY == 1 ]] || return 0
@@ -413,6 +430,52 @@ run_workload() {
     log "$wl done in $(since "$t0")"
 }
 
+# ---------------------------------------------------------------- change sizes
+
+SIZE_FRACTIONS="0.01 0.1 0.5 1"
+size_statement() {  # size_statement OP ROWS
+    case $1 in
+        insert) echo "INSERT INTO accounts SELECT g, 1 + (g - 1) % 100, 0, '' FROM generate_series($((naccounts + 1)), $((naccounts + $2))) g;" ;;
+        update) echo "UPDATE accounts SET abalance = abalance + 1 WHERE aid <= $2;" ;;
+        delete) echo "DELETE FROM accounts WHERE aid <= $2;" ;;
+    esac
+}
+median3() { sort -g | sed -n 2p; }
+
+# run_sizes: workload S.  One transaction per measurement, rolled back, and
+# VACUUM (untimed) before the next, so that each starts from the same tables.
+run_sizes() {
+    local view=s_join c f op rows script out lat rep vals t0
+    t0=$(now)
+    log "S: $W1_QUERY, changes of $SIZE_FRACTIONS of accounts"
+    for c in none refresh ivm; do
+        setup_config "$c" "$view" "$W1_QUERY" accounts branches
+        for f in $SIZE_FRACTIONS; do
+            rows=$(scaled "$naccounts" "$f" 1)
+            for op in insert update delete; do
+                script=$tmp/sizes_${c}_${op}_$f.sql
+                { echo 'BEGIN;'; size_statement "$op" "$rows"
+                  if [[ $c == refresh ]]; then echo "REFRESH MATERIALIZED VIEW $view;"; fi
+                  echo 'ROLLBACK;'; } >"$script"
+                vals=()
+                for rep in 1 2 3; do
+                    if out=$(pgbench_run "$script" 1) && lat=$(script_latency <<<"$out"); then vals+=("$lat"); else
+                        log "  FAILED: S $op $f ($c); pgbench said:"; tail -n 5 <<<"$out" | sed 's/^/      /' >&2
+                        failures=$((failures + 1)); vals=(); break
+                    fi
+                    q -c "VACUUM"
+                done
+                if ((${#vals[@]} == 3)); then lat=$(printf '%s\n' "${vals[@]}" | median3); else lat=ERR; fi
+                record "sizes $op|$f" "$c" "$lat"
+                log "  $c: $op $(commas "$rows") accounts: $lat ms (median of ${vals[*]:-none})"
+            done
+        done
+        if [[ $c == ivm ]]; then verify_view "$view" "$W1_QUERY"; fi
+        drop_view "$view"
+    done
+    log "S done in $(since "$t0")"
+}
+
 # ---------------------------------------------------------------- report
 
 fmt_table() {  # fmt_table: the main Markdown table from $order and $results
@@ -432,6 +495,72 @@ fmt_table() {  # fmt_table: the main Markdown table from $order and $results
                 printf "| %s | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], ms(none), ms(ref), ms(iv), ratio(iv, none), ratio(ref, iv)
             }
         }' "$order" "$results"
+}
+
+fmt_created() {  # the creation table: ivm.create_view against CREATE MATERIALIZED VIEW
+    awk -F'|' '
+        $1 == "create" { if (!($2 in seen)) { seen[$2] = 1; views[++n] = $2 }; v[$2, $3] = $4 }
+        END {
+            print "| view | CREATE MATERIALIZED VIEW ms | ivm.create_view ms | ivm/CMV |"
+            print "|---|---:|---:|---:|"
+            for (i = 1; i <= n; i++) {
+                w = views[i]; r = v[w, "refresh"]; c = v[w, "ivm"]
+                if (r == "" || c == "") continue
+                printf "| %s | %.0f | %.0f | %.2fx |\n", w, r, c, c / r
+            }
+        }' "$results"
+}
+
+fmt_sizes() {  # the change-size table: each op and size, ivm against the statement + REFRESH
+    awk -F'|' -v n="$naccounts" '
+        function ms(v) { return (v == "" || v == "ERR") ? "-" : sprintf("%.0f", v) }
+        function ratio(a, b) { return (a == "" || b == "" || a == "ERR" || b == "ERR" || b <= 0) ? "-" : sprintf("%.2fx", a / b) }
+        $1 ~ /^sizes / { split($1, p, " "); k = p[2] "|" $2; if (!(k in seen)) { seen[k] = 1; keys[++m] = k }; v[k, $3] = $4 }
+        END {
+            print "| change | rows | none ms | statement + REFRESH ms | ivm ms | ivm/none | ivm/(statement + REFRESH) |"
+            print "|---|---:|---:|---:|---:|---:|---:|"
+            for (i = 1; i <= m; i++) {
+                k = keys[i]; split(k, p, "|")
+                rows = int(n * p[2] + 0.5); s = sprintf("%d", rows)
+                while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s)
+                printf "| %s %g%% | %s | %s | %s | %s | %s | %s |\n", p[1], p[2] * 100, s,
+                    ms(v[k, "none"]), ms(v[k, "refresh"]), ms(v[k, "ivm"]), ratio(v[k, "ivm"], v[k, "none"]), ratio(v[k, "ivm"], v[k, "refresh"])
+            }
+        }' "$results"
+}
+
+# chart_sizes PNG TITLE: latency against change size, one panel per op,
+# a line each for none, refresh and ivm, both axes on log scales.
+chart_sizes() {
+    local png=$1 title=$2 op plots=''
+    for op in insert update delete; do
+        awk -F'|' -v op="sizes $op" '$1 == op { v[$2, $3] = $4; if (!($2 in seen)) { seen[$2] = 1; f[++n] = $2 } }
+            function val(x) { return (x == "" || x == "ERR") ? "?" : x }
+            END { for (i = 1; i <= n; i++) printf "%g\t%s\t%s\t%s\n", f[i] * 100, val(v[f[i], "none"]), val(v[f[i], "refresh"]), val(v[f[i], "ivm"]) }' \
+            "$results" >"$tmp/sizes_$op.dat"
+    done
+    mkdir -p "$(dirname "$png")"
+    gnuplot <<GNUPLOT
+set terminal pngcairo size 1280,480 noenhanced font ",11"
+set output '$png'
+set datafile missing '?'
+set datafile separator "\t"
+set logscale xy
+set format y '%g'
+set xtics ("1%%" 1, "10%%" 10, "50%%" 50, "100%%" 100)
+set grid
+set key top left
+set multiplot layout 1,3 title "$title"
+do for [op in "insert update delete"] {
+    set title op
+    set xlabel 'rows changed (share of accounts)'
+    set ylabel 'ms (log scale)'
+    plot '$tmp/sizes_'.op.'.dat' using 1:2 with linespoints title 'no view' linecolor rgb '#9e9e9e' lw 2, \
+         '' using 1:3 with linespoints title 'statement + REFRESH' linecolor rgb '#d95f02' lw 2, \
+         '' using 1:4 with linespoints title 'ivm' linecolor rgb '#1b9e77' lw 2
+}
+unset multiplot
+GNUPLOT
 }
 
 fmt_growth() {  # the growth table: workload "G1 ..." keys, measured at two sizes
@@ -504,7 +633,7 @@ create_database
 
 has() { [[ " $WORKLOADS " == *" $1 "* ]]; }
 ALL="none refresh ivm"
-if has W1 || has W2 || has W4 || [[ $GROWTH == 1 ]]; then load_accounts "$naccounts"; fi
+if has W1 || has W2 || has W4 || has S || [[ $GROWTH == 1 ]]; then load_accounts "$naccounts"; fi
 if has W1; then
     run_workload W1 w1_join "$W1_QUERY" "accounts branches" "$ALL" \
         "op_update|1-row UPDATE accounts" \
@@ -525,6 +654,9 @@ fi
 if has W4; then
     run_workload W4 w4_join "$W1_QUERY" "accounts branches" "$ALL" \
         "op_bulk|INSERT $(commas "$nbulk") accounts|DELETE them"
+fi
+if has S; then
+    run_sizes
 fi
 if [[ $GROWTH == 1 ]]; then
     small_scale=$(awk -v s="$SCALE" 'BEGIN { print s / 10 }')
@@ -568,16 +700,30 @@ for x in "${sizes[@]}"; do sizes_txt+="${sizes_txt:+, }$x"; done
 echo "ivm benchmark, scale $SCALE${sizes_txt:+: $sizes_txt};" \
      "average latency per transaction (pgbench, 1 client, $how); refresh/ivm > 1 means ivm is faster."
 echo
-grep -v '^growth ' "$order" >"$tmp/order.main" || true
+grep -v -e '^growth ' -e '^create|' -e '^sizes ' "$order" >"$tmp/order.main" || true
 mv "$tmp/order.main" "$order"
 fmt_table
-if [[ -n $CHART ]]; then
+if [[ -n $CHART && -s $order ]]; then
     if ! command -v gnuplot >/dev/null; then
         log "no chart: gnuplot is not installed (Debian package gnuplot-nox)"
     elif chart "$CHART" "ivm benchmark, scale $SCALE: latency per transaction (1 client)"; then
         log "chart: $CHART"
     else
         log "the chart could not be drawn"; failures=$((failures + 1))
+    fi
+fi
+echo
+echo "Creating each view: ivm.create_view against CREATE MATERIALIZED VIEW of the same query (ms, the statement alone)."
+echo
+fmt_created
+if has S; then
+    echo
+    echo "Change sizes (S): one statement changing a share of accounts under W1's view, rolled back; median of 3 (ms)."
+    echo
+    fmt_sizes
+    if [[ -n $SIZES_CHART ]] && command -v gnuplot >/dev/null; then
+        if chart_sizes "$SIZES_CHART" "ivm benchmark, scale $SCALE: latency against change size, W1's view"; then log "chart: $SIZES_CHART"
+        else log "the change-size chart could not be drawn"; failures=$((failures + 1)); fi
     fi
 fi
 if [[ $GROWTH == 1 ]]; then
