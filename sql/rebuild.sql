@@ -68,23 +68,32 @@ SELECT ivm_check('big_join') AS big_join, ivm_check('big_distinct') AS big_disti
        ivm_check('big_not_exists') AS big_not_exists, ivm_check('big_over') AS big_over;
 
 -- A keyed view (each base row makes one tuple): an UPDATE of most rows
--- rebuilds it instead of updating each tuple in place; a DELETE of a large
--- part of it finds its tuples by one join, not an index probe each
+-- rebuilds it instead of updating each tuple in place; an UPDATE of a
+-- smaller part (but more than a kept plan's 5,000 rows) moves each tuple
+-- found by a key index probe, not by hashing the whole storage; a DELETE
+-- of a large part finds its tuples by one join, not an index probe each
 CREATE TABLE big_k (id int PRIMARY KEY, v int NOT NULL);
-INSERT INTO big_k SELECT g, g % 11 FROM generate_series(1, 20000) g;
+INSERT INTO big_k SELECT g, g % 11 FROM generate_series(1, 40000) g;
 SET client_min_messages = warning;
 SELECT ivm.create_view('big_keyed', 'SELECT id, v FROM big_k');
 RESET client_min_messages;
 ANALYZE big_k, big_keyed__ivm_data;
-SELECT ivm.reset_stats();
-UPDATE big_k SET v = v + 1 WHERE id <= 15000;
-SELECT ivm_check('big_keyed') AS big_keyed, tuples_inserted = 20000 AS rebuilt FROM ivm.stats WHERE name = 'big_keyed'::regclass;
-ANALYZE big_keyed__ivm_data;
-SELECT ivm.reset_stats();
 SELECT indexrelid AS key_index FROM pg_index WHERE indrelid = 'big_keyed__ivm_data'::regclass \gset
+SELECT ivm.reset_stats();
 BEGIN;
 SELECT pg_stat_get_xact_numscans(:key_index) AS before \gset
-DELETE FROM big_k WHERE id <= 8000;
+UPDATE big_k SET v = v + 1 WHERE id <= 6000;
+SELECT pg_stat_get_xact_numscans(:key_index) - :before >= 6000 AS probed;
+COMMIT;
+SELECT ivm_check('big_keyed') AS big_keyed, tuples_inserted AS moved FROM ivm.stats WHERE name = 'big_keyed'::regclass;
+SELECT ivm.reset_stats();
+UPDATE big_k SET v = v + 1 WHERE id <= 30000;
+SELECT ivm_check('big_keyed') AS big_keyed, tuples_inserted = 40000 AS rebuilt FROM ivm.stats WHERE name = 'big_keyed'::regclass;
+ANALYZE big_keyed__ivm_data;
+SELECT ivm.reset_stats();
+BEGIN;
+SELECT pg_stat_get_xact_numscans(:key_index) AS before \gset
+DELETE FROM big_k WHERE id <= 16000;
 SELECT pg_stat_get_xact_numscans(:key_index) - :before < 10 AS one_join;
 COMMIT;
 SELECT ivm_check('big_keyed') AS big_keyed, tuples_deleted AS deleted, tuples_inserted AS inserted

@@ -137,8 +137,11 @@ bool lookup_change(const CountingView& view, std::size_t base);
 // stored tuples showing each pair's key get the new row's values, in
 // place.  Returns (1 when it did so, view rows moved, storage rows moved);
 // when the rows do not pair up so it changes nothing and returns 0 first:
-// the usual merge is left to run.
-std::string lookup_update_statement(const CountingView& view, std::size_t base);
+// the usual merge is left to run.  `lookup`: the stored tuples found as
+// the planner chooses, or by one index probe per pair (for a large change
+// that is a small part of a large storage, which the planner would hash in
+// full).
+std::string lookup_update_statement(const CountingView& view, std::size_t base, Lookup lookup = Lookup::Join);
 
 // The statement that makes the storage exact, from refresh_delta_query.
 std::string refresh_statement(const CountingView& view);

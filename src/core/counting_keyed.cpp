@@ -167,7 +167,7 @@ bool lookup_change(const CountingView& view, std::size_t base) {
            base < view.lookups.size() && view.lookups[base].has_value();
 }
 
-std::string lookup_update_statement(const CountingView& view, std::size_t base) {
+std::string lookup_update_statement(const CountingView& view, std::size_t base, Lookup find) {
     if (!lookup_change(view, base)) throw Error(sqlstate::internal_error, "lookup update of a base that is no lookup");
     const CountingView::Lookup& lookup = *view.lookups[base];
     const std::string inserted = new_rows_relation(base), deleted = old_rows_relation(base);
@@ -181,6 +181,10 @@ std::string lookup_update_statement(const CountingView& view, std::size_t base) 
         };
         return "pg_catalog.record_image_eq(" + row("__ivm_o") + ", " + row("__ivm_n") + ")";
     };
+    // Probed per pair: equalities no planner can hash or merge.
+    auto each_row = [&](const std::string& value) {
+        return find == Lookup::PerTuple ? "ANY (ARRAY[" + value + "])" : value;
+    };
     std::vector<std::string> pair_cols, pairing, sets, match, shown_sources;
     std::vector<bool> kept(view.columns.size(), false);  // a view column that keeps its value in a pair
     for (std::size_t i = 0; i < lookup.key.size(); ++i) {
@@ -189,7 +193,7 @@ std::string lookup_update_statement(const CountingView& view, std::size_t base) 
         pair_cols.push_back("__ivm_n." + k.column + " AS " + name);
         pairing.push_back("__ivm_n." + k.column + " " + k.equality + " __ivm_o." + k.column);
         const std::string stored = "__ivm_s." + view.columns.at(k.shown).name;
-        match.push_back(stored + " " + k.match + " __ivm_p." + name);
+        match.push_back(stored + " " + k.match + " " + each_row("__ivm_p." + name));
         kept.at(k.shown) = true;  // equal, so hashed alike
     }
     // A moved tuple's key, from its shown columns anew (and as they were).
@@ -211,7 +215,7 @@ std::string lookup_update_statement(const CountingView& view, std::size_t base) 
     switch (lookup_find(view, base)) {
         case LookupFind::ExactKey:  // the row tells its tuple's key
             pair_cols.push_back(tuples::key(old_key, "") + " AS __ivm_h");
-            match.push_back("__ivm_s.__ivm_key" + sql::op("=") + "__ivm_p.__ivm_h");
+            match.push_back("__ivm_s.__ivm_key" + sql::op("=") + each_row("__ivm_p.__ivm_h"));
             break;
         case LookupFind::KeyLead: {  // its tuples are the key's range for the value
             const std::string lead = "(__ivm_p.__ivm_k1::bigint" + sql::op("<<") + "24)";

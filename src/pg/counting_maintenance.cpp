@@ -54,8 +54,9 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
     return rows > rebuild_fraction * size;
 }
 
-// Keyed deletes of more than this part of the storage find their tuples by
-// one join instead of a key index probe each.  On W1 (1,000,000 tuples)
+// Keyed deletes and tuples moved in place by a lookup update: past this
+// part of the storage found by one join, below it by a key index probe
+// each.  On W1 (1,000,000 tuples)
 // deleting half of them took 1.75 s by probes (3.5 us a tuple) and
 // about 0.5 s by a hash join, which scans the storage once; W4's tenth is
 // faster by probes (docs/benchmarks.md, "Keyed deletes in one join").
@@ -135,10 +136,13 @@ SPIPlanPtr delta_unless_recompute(ViewRuntime& view, const std::string& merge) {
 
 // A lookup base's change whose rows pair up by its key moves its tuples in
 // place (counting::lookup_update_statement); nothing when they do not.
-std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small) {
+std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small, double rows) {
     const TimestampTz started = GetCurrentTimestamp();
+    const counting::Lookup find = !small && rows / 2 <= join_fraction * estimated_rows(view.entry.storage)
+                                      ? counting::Lookup::PerTuple
+                                      : counting::Lookup::Join;
     const int rc = run_statement(view, small ? "lookup " + std::to_string(base) : std::string(),
-                                 [&] { return counting::lookup_update_statement(view.analyzed.model, base); });
+                                 [&] { return counting::lookup_update_statement(view.analyzed.model, base, find); });
     if (rc != SPI_OK_SELECT || SPI_processed != 1) throw Error(sqlstate::internal_error, "ivm lookup update returned no result");
     if (spi::result_int(0, 0) == 0) return std::nullopt;
     MaintenanceResult result;
@@ -223,7 +227,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     // Moved in place, each tuple costs an update, which past the rebuild's
     // size costs more than writing the view anew.
     if (const std::optional<std::size_t> lookup = rebuild ? std::nullopt : moved_lookup_base(view, changes)) {
-        if (std::optional<MaintenanceResult> moved = run_lookup_update(view, *lookup, small)) {
+        if (std::optional<MaintenanceResult> moved = run_lookup_update(view, *lookup, small, rows)) {
             leave(e);
             return *moved;
         }
