@@ -334,8 +334,11 @@ Node* join_scalar(Level* lv, SubLink* link) {
 }
 
 // An IN/EXISTS subquery that aggregates or is a set operation, as
-// SELECT <its columns> FROM (<it>): a subquery in FROM gets a part.
+// SELECT <its columns> FROM (<it>): a subquery in FROM gets a part.  sub
+// goes one level down, so what it reads of the queries above it (their
+// WITH queries, as a set operation's arm does) is one level further up.
 Query* read_as_from(Query* sub) {
+    IncrementVarSublevelsUp(reinterpret_cast<Node*>(sub), 1, 1);
     Query* outer = makeNode(Query);
     outer->commandType = CMD_SELECT;
     outer->querySource = QSRC_ORIGINAL;
