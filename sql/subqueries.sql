@@ -64,6 +64,29 @@ DELETE FROM tags WHERE ctid = (SELECT min(ctid) FROM tags);
 SELECT count(*) FROM while_tagged;
 SELECT ivm_check('while_tagged');
 
+-- A WITH query read by a subquery (in WHERE, or a subquery in FROM that
+-- aggregates) becomes a part, as one read by a set operation's arms does
+-- (they were refused: "WITH", "subqueries in FROM")
+CREATE TABLE wr (a int, b int);
+CREATE TABLE ws (b int, d int);
+INSERT INTO wr SELECT g % 5, g % 3 FROM generate_series(1, 20) g;
+INSERT INTO ws SELECT g % 4, g FROM generate_series(1, 12) g;
+SET client_min_messages = warning;
+SELECT ivm.create_view('with_in', 'WITH w1 AS (SELECT a, b FROM wr WHERE a > 0) SELECT d FROM ws WHERE d IN (SELECT a FROM w1)');
+SELECT ivm.create_view('with_in_grouped', 'WITH w1 AS (SELECT a, b FROM wr) SELECT d FROM ws WHERE d IN (SELECT sum(a) FROM w1 GROUP BY b)');
+SELECT ivm.create_view('with_from_grouped', 'WITH w1 AS (SELECT a, b FROM wr) SELECT ws.d, q.s FROM ws, (SELECT b, sum(a) AS s FROM w1 GROUP BY b) q WHERE q.b = ws.b');
+SELECT ivm.create_view('with_both', 'WITH w1 AS (SELECT a, b FROM wr) SELECT w1.a, ws.d FROM w1 JOIN ws ON ws.b = w1.b WHERE NOT EXISTS (SELECT 1 FROM w1 x WHERE x.a = ws.d)');
+RESET client_min_messages;
+SELECT name, part_of IS NOT NULL AS is_part FROM ivm.views WHERE name::text LIKE 'with\_%' ORDER BY 1;
+INSERT INTO wr VALUES (7, 1), (8, 2), (3, 0);
+DELETE FROM wr WHERE a = 1;
+UPDATE ws SET d = d + 1 WHERE b = 2;
+INSERT INTO ws VALUES (0, 13), (1, 40);
+SELECT ivm_check('with_in') AS with_in, ivm_check('with_in_grouped') AS with_in_grouped,
+       ivm_check('with_from_grouped') AS with_from_grouped, ivm_check('with_both') AS with_both;
+SELECT ivm.drop_view('with_in'), ivm.drop_view('with_in_grouped'), ivm.drop_view('with_from_grouped'), ivm.drop_view('with_both');
+DROP TABLE wr, ws;
+
 -- what stays refused
 SELECT refused($$SELECT id FROM items WHERE kind = (SELECT id FROM kinds WHERE id = 1)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id > i.kind GROUP BY k.id)$$);

@@ -377,6 +377,19 @@ bool wrap_join_trees(Query* q) {
     }
 }
 
+// Whether q's WITH query `name` is read below q itself (by a subquery in
+// WHERE, say), not counting what its other WITH queries read.
+bool read_from_below(Query* q, const char* name) {
+    List* with = q->cteList;
+    q->cteList = NIL;
+    List* reads = with_reads(q, name);
+    q->cteList = with;
+    ListCell* lc;
+    foreach (lc, reads)
+        if (!list_member_ptr(q->rtable, lfirst(lc))) return true;
+    return false;
+}
+
 std::vector<PartNeeded> parts_needed(Query* q) {
     std::vector<Found> found;
     auto in_query = [&](Query* query) {
@@ -386,19 +399,27 @@ std::vector<PartNeeded> parts_needed(Query* q) {
         in_subqueries(query->jointree->quals, &in);
     };
     call([&] {
-        if (q->setOperations == nullptr) return in_query(q);
-        ListCell* lc;  // the arms of a set operation
-        foreach (lc, q->rtable) {
-            auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
-            if (rte->rtekind == RTE_SUBQUERY && rte->subquery != nullptr && rte->subquery->setOperations == nullptr)
-                in_query(rte->subquery);
+        const bool arms = q->setOperations != nullptr;
+        ListCell* lc;
+        if (!arms) {
+            in_query(q);
+        } else {  // the arms of a set operation
+            foreach (lc, q->rtable) {
+                auto* rte = static_cast<RangeTblEntry*>(lfirst(lc));
+                if (rte->rtekind == RTE_SUBQUERY && rte->subquery != nullptr && rte->subquery->setOperations == nullptr)
+                    in_query(rte->subquery);
+            }
         }
-        // Its WITH queries are read by its arms, which cannot expand them:
-        // each becomes a part, once it reads no WITH query that is not one yet.
+        // A WITH query read from below q (by a set operation's arms, or by
+        // a subquery in WHERE) is not expanded where it is read: it becomes
+        // a part, once it reads no WITH query that is not one yet.  (One
+        // that q's own FROM alone reads is expanded there.)
         if (q->hasRecursive) return;
         foreach (lc, q->cteList) {
             auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
             if (!IsA(cte->ctequery, Query) || reads_outer_query(reinterpret_cast<Query*>(cte->ctequery))) continue;
+            if (std::any_of(found.begin(), found.end(), [&](const Found& f) { return reinterpret_cast<Node*>(f.query) == cte->ctequery; })) continue;
+            if (!arms && !read_from_below(q, cte->ctename)) continue;
             Found f = with_part(q, cte);
             if (!f.rtes.empty()) found.push_back(f);
         }
