@@ -37,6 +37,11 @@ SELECT ivm.create_view('site_staff', 'SELECT d.name, count(*) AS sites, (SELECT 
 SELECT ivm.create_view('unpaid', 'SELECT d.id FROM dept d WHERE (SELECT max(pay) FROM emp e WHERE e.dept = d.id) IS NULL');
 -- inside an aggregate's argument, without GROUP BY
 SELECT ivm.create_view('weighted', 'SELECT sum(pay * (SELECT count(*) FROM site)) AS w FROM emp');
+-- outside the aggregates of one without GROUP BY, in its select list and
+-- HAVING: the aggregation (one row, over no rows too) becomes a part the
+-- query reads the subqueries over
+SELECT ivm.create_view('spread', 'SELECT sum(pay) - (SELECT min(pay) FROM emp) AS spread, count(*) AS n, (SELECT count(*) FROM site) AS sites FROM emp');
+SELECT ivm.create_view('many_paid', 'SELECT count(*) AS n FROM emp WHERE pay > 50 HAVING count(*) > (SELECT count(*) FROM site)');
 SELECT definition FROM ivm.views WHERE name = 'dept_stats'::regclass;
 -- correlated IN/EXISTS subqueries that aggregate: grouped by their
 -- correlated columns too, a part the subquery reads
@@ -82,6 +87,8 @@ SELECT * FROM dept_stats ORDER BY 1;
 DELETE FROM emp;
 SELECT check_all();
 SELECT count(*) AS rows, count(pay) AS paid FROM pay_share;
+SELECT * FROM spread;
+SELECT count(*) AS many_paid FROM many_paid;
 INSERT INTO emp VALUES (1, 10, 100, NULL), (2, 20, 80, 1);
 INSERT INTO dept VALUES (10, 'core', 300);
 SELECT check_all();
@@ -102,7 +109,7 @@ SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT e.dept FROM emp e WHE
 SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT pay FROM emp WHERE id = 1)$$);
 SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT max(pay) FROM emp GROUP BY dept)$$);
 SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id)$$);
-SELECT refused($$SELECT sum(pay) - (SELECT min(pay) FROM emp) AS spread FROM emp$$);
+SELECT refused($$SELECT count(*) AS n, (SELECT count(*) FROM site s WHERE s.dept < max(e.dept)) AS c FROM emp e$$);
 -- (EXISTS over no rows with a HAVING that holds there: true for an outer row with no inner rows)
 SELECT refused($$SELECT id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id HAVING count(*) = 0)$$);
 SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT dept FROM emp e WHERE e.boss > d.id GROUP BY dept)$$);

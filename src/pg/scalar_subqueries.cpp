@@ -519,10 +519,115 @@ bool rewrite_query(Query* q, bool top) {
     return true;
 }
 
+// An aggregate without GROUP BY whose select list or HAVING reads a scalar
+// subquery outside its aggregates.  `outside` counts those subqueries;
+// `unsplittable` is set by one that is correlated (reads the aggregate's
+// own aggregates), or by another kind of subquery there.
+struct ScalarsOverAggregate {
+    int in_aggregate = 0;
+    int outside = 0;
+    bool unsplittable = false;
+};
+bool find_scalars_outside(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    auto* s = static_cast<ScalarsOverAggregate*>(raw);
+    if (IsA(node, Aggref)) {
+        ++s->in_aggregate;
+        expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_scalars_outside), raw);
+        --s->in_aggregate;
+        return false;
+    }
+    if (IsA(node, SubLink)) {
+        if (s->in_aggregate > 0) return false;
+        auto* link = reinterpret_cast<SubLink*>(node);
+        if (link->subLinkType != EXPR_SUBLINK || reads_outer_columns(reinterpret_cast<Query*>(link->subselect)))
+            s->unsplittable = true;
+        ++s->outside;
+        return false;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_scalars_outside), raw);
+}
+
+// The parts of an expression over the aggregate that hold no subquery,
+// each read as a column of the aggregation (computed there once).
+struct Aggregation {
+    List* outputs = NIL;  // of TargetEntry
+};
+Node* over_aggregation(Node* node, void* raw) {
+    if (node == nullptr || IsA(node, Const)) return node;
+    if (IsA(node, SubLink)) return node;  // (uncorrelated: read by the query over the aggregation as it is)
+    auto* a = static_cast<Aggregation*>(raw);
+    if (!IsA(node, List) && !checkExprHasSubLink(node)) {
+        ListCell* lc;
+        foreach (lc, a->outputs) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (equal(te->expr, node)) return reinterpret_cast<Node*>(makeVarFromTargetEntry(1, te));
+        }
+        const int resno = list_length(a->outputs) + 1;
+        TargetEntry* te = makeTargetEntry(static_cast<Expr*>(copyObjectImpl(node)), static_cast<AttrNumber>(resno),
+                                          psprintf("a_%d", resno), false);
+        a->outputs = lappend(a->outputs, te);
+        return reinterpret_cast<Node*>(makeVarFromTargetEntry(1, te));
+    }
+    return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(over_aggregation), raw);
+}
+
+// Such an aggregate (one row, over no rows too) goes into FROM, computing
+// every part of its select list and HAVING that holds no subquery; the
+// query over it reads the subqueries, as any query without aggregates
+// does (a GROUP BY query takes such a value as one more group key
+// instead, which here would lose the row over no rows).  Runs inside call().
+bool split_aggregate_from_scalars(Query* q) {
+    if (!q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL || q->setOperations != nullptr ||
+        q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL || q->hasRecursive || !q->hasSubLinks ||
+        q->limitCount != nullptr || q->limitOffset != nullptr)
+        return false;
+    ScalarsOverAggregate found;
+    find_scalars_outside(reinterpret_cast<Node*>(q->targetList), &found);
+    find_scalars_outside(q->havingQual, &found);
+    if (found.outside == 0 || found.unsplittable) return false;
+    Query* inner = static_cast<Query*>(copyObjectImpl(q));
+    inner->sortClause = NIL;
+    Aggregation a;
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        te->expr = reinterpret_cast<Expr*>(over_aggregation(reinterpret_cast<Node*>(te->expr), &a));
+    }
+    Node* where = nullptr;
+    if (checkExprHasSubLink(q->havingQual)) {
+        where = over_aggregation(q->havingQual, &a);
+        inner->havingQual = nullptr;
+    }
+    inner->targetList = a.outputs;
+    // The WITH queries stay with the query over it, which its subqueries
+    // may read too: the aggregation reads them one level further up.
+    inner->cteList = NIL;
+    IncrementVarSublevelsUp(reinterpret_cast<Node*>(inner), 1, 1);
+    inner->hasSubLinks = checkExprHasSubLink(reinterpret_cast<Node*>(inner->targetList)) ||
+                         checkExprHasSubLink(inner->jointree->quals) || checkExprHasSubLink(inner->havingQual);
+    List* names = NIL;
+    foreach (lc, a.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
+    RangeTblEntry* rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_SUBQUERY;
+    rte->subquery = inner;
+    rte->alias = makeAlias("aggregated", NIL);
+    rte->eref = makeAlias("aggregated", names);
+    rte->inFromCl = true;
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    q->rtable = list_make1(rte);
+    q->jointree = makeFromExpr(list_make1(ref), where);
+    q->hasAggs = false;
+    q->havingQual = nullptr;
+    return true;
+}
+
 }  // namespace
 
 bool join_subqueries(Query* q) {
     return call([&] {
+        if (split_aggregate_from_scalars(q)) return true;
         if (q->setOperations == nullptr) return rewrite_query(q, true);
         // The arms of a set operation: one that aggregates, has windows or
         // is a set operation of its own reads its query as a subquery in
