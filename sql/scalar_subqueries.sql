@@ -52,6 +52,10 @@ SELECT ivm.create_view('not_two', 'SELECT id FROM dept d WHERE NOT EXISTS (SELEC
 SELECT definition FROM ivm.views WHERE name = 'two_by_boss'::regclass;
 -- a WITH query read in FROM and by a scalar subquery (TPC-H Q15)
 SELECT ivm.create_view('richest', 'WITH totals AS (SELECT dept, sum(pay) AS total FROM emp GROUP BY dept) SELECT d.name, t.total FROM dept d, totals t WHERE t.dept = d.id AND t.total = (SELECT max(total) FROM totals)');
+-- correlated, over a WITH query the outer query reads too: the WITH query
+-- becomes a part, which the subquery reads (was refused: "correlated scalar
+-- subqueries over WITH queries of the outer query")
+SELECT ivm.create_view('top_of_dept', 'WITH pays AS (SELECT id, dept, pay FROM emp WHERE pay > 10) SELECT p.id, p.pay FROM pays p WHERE p.pay = (SELECT max(x.pay) FROM pays x WHERE x.dept = p.dept)');
 -- in the ON of an inner join (moved into WHERE, where it means the same); EXISTS there too
 SELECT ivm.create_view('paid_on', 'SELECT e.id, d.name FROM emp e JOIN dept d ON d.id = e.dept AND e.pay > (SELECT avg(pay) FROM emp)');
 SELECT ivm.create_view('peers_on', 'SELECT e.id, d.name FROM emp e JOIN dept d ON d.id = e.dept AND EXISTS (SELECT 1 FROM emp x WHERE x.dept = d.id AND x.id <> e.id)');

@@ -437,6 +437,11 @@ Node* rewrite_expression(Node* node, void* raw) {
     if (!IsA(node, SubLink)) return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(rewrite_expression), raw);
     auto* link = reinterpret_cast<SubLink*>(node);
     if (link->subLinkType == EXPR_SUBLINK) {
+        // Correlated over a WITH query of the query around it: left as it
+        // is until that WITH query is a part (view_parts.cpp makes one read
+        // by a subquery a part), which the subquery then reads as a table.
+        auto* sub = reinterpret_cast<Query*>(link->subselect);
+        if (reads_outer_columns(sub) && reads_outer_with(sub)) return node;
         lv->changed = true;
         Node* read = join_scalar(lv, link);
         // Read outside an aggregate by the select list or HAVING of an

@@ -505,6 +505,8 @@ bool reads_outer_query(Query* sub) {
 
 bool reads_outer_columns(Query* sub) { return outer_reads_of(sub).columns; }
 
+bool reads_outer_with(Query* sub) { return outer_reads_of(sub).with; }
+
 bool expression_reads_outer(Node* expr) {
     OuterReads r;
     call([&] { find_outer_reads(expr, &r); });

@@ -42,10 +42,11 @@ void read_part(Query* q, const PartNeeded& part, Oid part_view);
 void describe_joins(Query* q, Node* node);
 
 // Whether a subquery reads columns of the queries around it (is
-// correlated), or their columns or WITH queries; an expression of a query,
+// correlated), or their columns or WITH queries, or their WITH queries; an expression of a query,
 // columns of the queries around that query.
 bool reads_outer_columns(Query* sub);
 bool reads_outer_query(Query* sub);
+bool reads_outer_with(Query* sub);
 bool expression_reads_outer(Node* expr);
 
 }  // namespace ivm::pg
