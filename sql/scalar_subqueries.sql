@@ -42,6 +42,9 @@ SELECT ivm.create_view('weighted', 'SELECT sum(pay * (SELECT count(*) FROM site)
 -- query reads the subqueries over
 SELECT ivm.create_view('spread', 'SELECT sum(pay) - (SELECT min(pay) FROM emp) AS spread, count(*) AS n, (SELECT count(*) FROM site) AS sites FROM emp');
 SELECT ivm.create_view('many_paid', 'SELECT count(*) AS n FROM emp WHERE pay > 50 HAVING count(*) > (SELECT count(*) FROM site)');
+-- over a WITH query the subquery reads too (once 42P01, the aggregation's
+-- references to it not raised; random views, seed 681080002)
+SELECT ivm.create_view('paid_top', 'WITH paid AS (SELECT pay FROM emp WHERE pay > 0) SELECT max(p.pay) AS top, (SELECT count(*) FROM paid) AS n FROM paid p HAVING count(*) > (SELECT count(*) / 2 FROM paid)');
 SELECT definition FROM ivm.views WHERE name = 'dept_stats'::regclass;
 -- correlated IN/EXISTS subqueries that aggregate: grouped by their
 -- correlated columns too, a part the subquery reads

@@ -354,16 +354,7 @@ Query* read_as_from(Query* sub) {
                                                                        pstrdup(te->resname ? te->resname : "?column?"), false));
         names = lappend(names, makeString(pstrdup(te->resname ? te->resname : "?column?")));
     }
-    RangeTblEntry* rte = makeNode(RangeTblEntry);
-    rte->rtekind = RTE_SUBQUERY;
-    rte->subquery = sub;
-    rte->alias = makeAlias("grouped", NIL);
-    rte->eref = makeAlias("grouped", names);
-    rte->inFromCl = true;
-    outer->rtable = list_make1(rte);
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
-    outer->jointree = makeFromExpr(list_make1(ref), nullptr);
+    read_from_only(outer, sub, "grouped", names);
     return outer;
 }
 
@@ -608,21 +599,13 @@ bool split_aggregate_from_scalars(Query* q) {
     // The WITH queries stay with the query over it, which its subqueries
     // may read too: the aggregation reads them one level further up.
     inner->cteList = NIL;
-    IncrementVarSublevelsUp(reinterpret_cast<Node*>(inner), 1, 1);
+    raise_with_references(inner);
     inner->hasSubLinks = checkExprHasSubLink(reinterpret_cast<Node*>(inner->targetList)) ||
                          checkExprHasSubLink(inner->jointree->quals) || checkExprHasSubLink(inner->havingQual);
     List* names = NIL;
     foreach (lc, a.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
-    RangeTblEntry* rte = makeNode(RangeTblEntry);
-    rte->rtekind = RTE_SUBQUERY;
-    rte->subquery = inner;
-    rte->alias = makeAlias("aggregated", NIL);
-    rte->eref = makeAlias("aggregated", names);
-    rte->inFromCl = true;
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
-    q->rtable = list_make1(rte);
-    q->jointree = makeFromExpr(list_make1(ref), where);
+    read_from_only(q, inner, "aggregated", names);
+    q->jointree->quals = where;
     q->hasAggs = false;
     q->havingQual = nullptr;
     return true;

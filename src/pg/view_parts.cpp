@@ -156,16 +156,6 @@ List* with_reads(Query* q, const char* name) {
     return w.rtes;
 }
 
-// q has become a subquery of the query that held it: its references to
-// that query's WITH queries (and those above) reach one level further up.
-void raise_with_references(Query* q) {
-    each_with_reference(
-        q,
-        [](RangeTblEntry* rte, int below, void*) {
-            if (static_cast<int>(rte->ctelevelsup) >= below) ++rte->ctelevelsup;
-        },
-        nullptr);
-}
 
 // The part a WITH query of q becomes: one for every reference to it,
 // wherever it is.
@@ -428,6 +418,28 @@ std::vector<PartNeeded> parts_needed(Query* q) {
     for (const Found& f : found)
         parts.push_back(PartNeeded{f.rtes, query_text(f.query), f.with_name ? f.with_name : ""});
     return parts;
+}
+
+void raise_with_references(Query* q) {
+    each_with_reference(
+        q,
+        [](RangeTblEntry* rte, int below, void*) {
+            if (static_cast<int>(rte->ctelevelsup) >= below) ++rte->ctelevelsup;
+        },
+        nullptr);
+}
+
+void read_from_only(Query* q, Query* sub, const char* alias, List* names) {
+    RangeTblEntry* rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_SUBQUERY;
+    rte->subquery = sub;
+    rte->alias = makeAlias(alias, NIL);
+    rte->eref = makeAlias(alias, names);
+    rte->inFromCl = true;
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    q->rtable = list_make1(rte);
+    q->jointree = makeFromExpr(list_make1(ref), nullptr);
 }
 
 void read_part(Query* q, const PartNeeded& part, Oid part_view) {

@@ -31,6 +31,16 @@ bool wrap_join_trees(Query* q);
 // WITH query, at any depth, reads the part).
 std::vector<PartNeeded> parts_needed(Query* q);
 
+// q has become a subquery of the query that held it, without WITH queries
+// of its own: its references to that query's WITH queries (and those
+// above) reach one level further up.  Runs inside call().
+void raise_with_references(Query* q);
+
+// q reads `sub` (named `alias`, its columns `names`) as its only FROM
+// item, with no condition: how a query moves into FROM to get a part.
+// Runs inside call().
+void read_from_only(Query* q, Query* sub, const char* alias, List* names);
+
 // Makes the entries read the part's view instead; a WITH query no longer
 // read goes.
 void read_part(Query* q, const PartNeeded& part, Oid part_view);

@@ -1,6 +1,7 @@
 #include "pg/window_steps.hpp"
 
 #include "pg/boundary.hpp"
+#include "pg/view_parts.hpp"
 
 extern "C" {
 #include "rewrite/rewriteManip.h"
@@ -40,16 +41,7 @@ Node* over_groups(Node* node, void* raw) {
 
 // q reads `inner`, the query it was, as its only FROM item.  Runs inside call().
 void read_only(Query* q, Query* inner, const char* alias, List* names) {
-    RangeTblEntry* rte = makeNode(RangeTblEntry);
-    rte->rtekind = RTE_SUBQUERY;
-    rte->subquery = inner;
-    rte->alias = makeAlias(alias, NIL);
-    rte->eref = makeAlias(alias, names);
-    rte->inFromCl = true;
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
-    q->rtable = list_make1(rte);
-    q->jointree = makeFromExpr(list_make1(ref), nullptr);
+    read_from_only(q, inner, alias, names);
     q->cteList = NIL;
     q->hasRecursive = false;
     q->hasAggs = false;
