@@ -401,15 +401,18 @@ std::vector<PartNeeded> parts_needed(Query* q) {
             }
         }
         // A WITH query read from below q (by a set operation's arms, or by
-        // a subquery in WHERE) is not expanded where it is read: it becomes
-        // a part, once it reads no WITH query that is not one yet.  (One
-        // that q's own FROM alone reads is expanded there.)
+        // a subquery in WHERE), or one that needs a part wherever it is read
+        // (by another WITH query, say), is not expanded where it is read: it
+        // becomes a part, once it reads no WITH query that is not one yet.
+        // (A select-project-join one that q's own FROM alone reads is
+        // expanded there.)
         if (q->hasRecursive) return;
         foreach (lc, q->cteList) {
             auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
             if (!IsA(cte->ctequery, Query) || reads_outer_query(reinterpret_cast<Query*>(cte->ctequery))) continue;
             if (std::any_of(found.begin(), found.end(), [&](const Found& f) { return reinterpret_cast<Node*>(f.query) == cte->ctequery; })) continue;
-            if (!arms && !read_from_below(q, cte->ctename)) continue;
+            if (!arms && !read_from_below(q, cte->ctename) && !needs_part(reinterpret_cast<Query*>(cte->ctequery), false))
+                continue;
             Found f = with_part(q, cte);
             if (!f.rtes.empty()) found.push_back(f);
         }
