@@ -79,6 +79,9 @@ SELECT ivm.create_view('with_both', 'WITH w1 AS (SELECT a, b FROM wr) SELECT w1.
 -- one that needs a part read only by another WITH query (which was then
 -- refused as a base relation)
 SELECT ivm.create_view('with_chain', 'WITH w1 AS (SELECT b, count(*) AS n FROM wr GROUP BY b), w2 AS (SELECT x.b, x.n, y.n AS m FROM w1 x LEFT JOIN w1 y ON y.b = x.b + 1) SELECT w2.b, w2.m, ws.d FROM w2 JOIN ws ON ws.b = w2.b');
+-- a subquery in FROM that needs a part inside one that is expanded (it
+-- was refused as a base relation)
+SELECT ivm.create_view('nested_from', 'SELECT x1.b, x1.n, x1.d FROM (SELECT x2.b, x2.n, ws.d FROM (SELECT b, count(*) AS n FROM wr GROUP BY b) x2, ws WHERE ws.b = x2.b) x1 WHERE x1.d > 2');
 RESET client_min_messages;
 SELECT name, part_of IS NOT NULL AS is_part FROM ivm.views WHERE name::text LIKE 'with\_%' ORDER BY 1;
 INSERT INTO wr VALUES (7, 1), (8, 2), (3, 0);
@@ -87,9 +90,9 @@ UPDATE ws SET d = d + 1 WHERE b = 2;
 INSERT INTO ws VALUES (0, 13), (1, 40);
 SELECT ivm_check('with_in') AS with_in, ivm_check('with_in_grouped') AS with_in_grouped,
        ivm_check('with_from_grouped') AS with_from_grouped, ivm_check('with_both') AS with_both,
-       ivm_check('with_chain') AS with_chain;
+       ivm_check('with_chain') AS with_chain, ivm_check('nested_from') AS nested_from;
 SELECT ivm.drop_view('with_in'), ivm.drop_view('with_in_grouped'), ivm.drop_view('with_from_grouped'), ivm.drop_view('with_both'),
-       ivm.drop_view('with_chain');
+       ivm.drop_view('with_chain'), ivm.drop_view('nested_from');
 DROP TABLE wr, ws;
 
 -- what stays refused

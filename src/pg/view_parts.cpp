@@ -180,6 +180,11 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
         if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr &&
             part_of_its_own(rte->subquery, outer)) {
             found.push_back(Found{{rte}, rte->subquery, nullptr});
+        } else if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr &&
+                   rte->subquery->setOperations == nullptr && !needs_part(rte->subquery, outer)) {
+            // Expanded into q later: the subqueries in its own FROM that
+            // need parts are q's to make.
+            from_tree(rte->subquery, reinterpret_cast<Node*>(rte->subquery->jointree), outer, found);
         } else if (CommonTableExpr* cte = with_query(q, rte)) {
             Query* sub = reinterpret_cast<Query*>(cte->ctequery);
             if (!part_of_its_own(sub, outer)) return;
