@@ -582,20 +582,21 @@ bool split_aggregate_from_scalars(Query* q) {
     find_scalars_outside(reinterpret_cast<Node*>(q->targetList), &found);
     find_scalars_outside(q->havingQual, &found);
     if (found.outside == 0 || found.unsplittable) return false;
-    Query* inner = static_cast<Query*>(copyObjectImpl(q));
-    inner->sortClause = NIL;
     Aggregation a;
+    auto* targets = static_cast<List*>(copyObjectImpl(q->targetList));
     ListCell* lc;
-    foreach (lc, q->targetList) {
+    foreach (lc, targets) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         te->expr = reinterpret_cast<Expr*>(over_aggregation(reinterpret_cast<Node*>(te->expr), &a));
     }
-    Node* where = nullptr;
-    if (checkExprHasSubLink(q->havingQual)) {
-        where = over_aggregation(q->havingQual, &a);
-        inner->havingQual = nullptr;
-    }
+    const bool having_reads = checkExprHasSubLink(q->havingQual);
+    Node* where = having_reads ? over_aggregation(q->havingQual, &a) : nullptr;
+    if (a.outputs == NIL) return false;  // (an aggregation without columns is no view)
+    Query* inner = static_cast<Query*>(copyObjectImpl(q));
+    inner->sortClause = NIL;
+    if (having_reads) inner->havingQual = nullptr;
     inner->targetList = a.outputs;
+    q->targetList = targets;
     // The WITH queries stay with the query over it, which its subqueries
     // may read too: the aggregation reads them one level further up.
     inner->cteList = NIL;
