@@ -353,12 +353,49 @@ void wrap(Query* q, Node** slot) {
     describe_joins(q, reinterpret_cast<Node*>(q->jointree));
 }
 
+// The first item of q's FROM list that holds an outer join and reads
+// nothing of the queries around q (its ON conditions), or null.
+Node** outer_join_item(Query* q) {
+    if (q->jointree == nullptr) return nullptr;
+    ListCell* lc;
+    foreach (lc, q->jointree->fromlist) {
+        auto* item = static_cast<Node*>(lfirst(lc));
+        if (IsA(item, JoinExpr) && has_outer_join(item) && !expression_reads_outer(item))
+            return reinterpret_cast<Node**>(&lfirst(lc));
+    }
+    return nullptr;
+}
+
+// The subqueries of WHERE (at any depth) take outer joins apart nowhere:
+// each item of their FROM that holds one becomes a subquery of its own
+// (then a part, parts_needed), which their conditions read.
+bool wrap_in_subqueries(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    if (IsA(node, SubLink)) {
+        auto* sub = reinterpret_cast<Query*>(reinterpret_cast<SubLink*>(node)->subselect);
+        if (sub->commandType == CMD_SELECT && sub->setOperations == nullptr) {
+            while (outer_join_item(sub) != nullptr) {
+                flatten_join_columns(sub);  // (copies the join tree: find the item again)
+                wrap(sub, outer_join_item(sub));
+                *static_cast<bool*>(raw) = true;
+            }
+            if (sub->jointree != nullptr) wrap_in_subqueries(sub->jointree->quals, raw);
+        }
+        return false;
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(wrap_in_subqueries), raw);
+}
+
 }  // namespace
 
 bool wrap_join_trees(Query* q) {
     if (q->setOperations != nullptr) return false;
     const bool aggregated = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
-    bool wrapped = false;
+    bool in_subqueries = false;
+    call([&] {
+        if (q->jointree != nullptr) wrap_in_subqueries(q->jointree->quals, &in_subqueries);
+    });
+    bool wrapped = in_subqueries;
     for (;;) {
         const bool done = call([&] {
             Node** slot = tree_to_wrap(reinterpret_cast<Node**>(&q->jointree), aggregated);
