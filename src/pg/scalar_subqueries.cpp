@@ -553,18 +553,7 @@ Node* over_aggregation(Node* node, void* raw) {
     if (node == nullptr || IsA(node, Const)) return node;
     if (IsA(node, SubLink)) return node;  // (uncorrelated: read by the query over the aggregation as it is)
     auto* a = static_cast<Aggregation*>(raw);
-    if (!IsA(node, List) && !checkExprHasSubLink(node)) {
-        ListCell* lc;
-        foreach (lc, a->outputs) {
-            auto* te = static_cast<TargetEntry*>(lfirst(lc));
-            if (equal(te->expr, node)) return reinterpret_cast<Node*>(makeVarFromTargetEntry(1, te));
-        }
-        const int resno = list_length(a->outputs) + 1;
-        TargetEntry* te = makeTargetEntry(static_cast<Expr*>(copyObjectImpl(node)), static_cast<AttrNumber>(resno),
-                                          psprintf("a_%d", resno), false);
-        a->outputs = lappend(a->outputs, te);
-        return reinterpret_cast<Node*>(makeVarFromTargetEntry(1, te));
-    }
+    if (!IsA(node, List) && !checkExprHasSubLink(node)) return reinterpret_cast<Node*>(read_output(&a->outputs, node, "a"));
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(over_aggregation), raw);
 }
 

@@ -166,6 +166,10 @@ Found with_part(Query* q, CommonTableExpr* cte) {
     return f;
 }
 
+bool found_already(const std::vector<Found>& found, const Query* query) {
+    return std::any_of(found.begin(), found.end(), [&](const Found& f) { return f.query == query; });
+}
+
 void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
     if (node == nullptr) return;
     if (IsA(node, FromExpr)) {
@@ -188,9 +192,7 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
         } else if (CommonTableExpr* cte = with_query(q, rte)) {
             Query* sub = reinterpret_cast<Query*>(cte->ctequery);
             if (!part_of_its_own(sub, outer)) return;
-            for (const Found& f : found)
-                if (f.query == sub) return;
-            found.push_back(with_part(q, cte));
+            if (!found_already(found, sub)) found.push_back(with_part(q, cte));
         }
     }
 }
@@ -452,7 +454,7 @@ std::vector<PartNeeded> parts_needed(Query* q) {
         foreach (lc, q->cteList) {
             auto* cte = static_cast<CommonTableExpr*>(lfirst(lc));
             if (!IsA(cte->ctequery, Query) || reads_outer_query(reinterpret_cast<Query*>(cte->ctequery))) continue;
-            if (std::any_of(found.begin(), found.end(), [&](const Found& f) { return reinterpret_cast<Node*>(f.query) == cte->ctequery; })) continue;
+            if (found_already(found, reinterpret_cast<Query*>(cte->ctequery))) continue;
             if (!arms && !read_from_below(q, cte->ctename) && !needs_part(reinterpret_cast<Query*>(cte->ctequery), false))
                 continue;
             Found f = with_part(q, cte);
@@ -472,6 +474,19 @@ void raise_with_references(Query* q) {
             if (static_cast<int>(rte->ctelevelsup) >= below) ++rte->ctelevelsup;
         },
         nullptr);
+}
+
+Var* read_output(List** outputs, Node* expr, const char* prefix) {
+    ListCell* lc;
+    foreach (lc, *outputs) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (equal(te->expr, expr)) return makeVarFromTargetEntry(1, te);
+    }
+    const int resno = list_length(*outputs) + 1;
+    TargetEntry* te = makeTargetEntry(static_cast<Expr*>(copyObjectImpl(expr)), static_cast<AttrNumber>(resno),
+                                      psprintf("%s_%d", prefix, resno), false);
+    *outputs = lappend(*outputs, te);
+    return makeVarFromTargetEntry(1, te);
 }
 
 void read_from_only(Query* q, Query* sub, const char* alias, List* names) {

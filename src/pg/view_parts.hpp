@@ -36,6 +36,11 @@ std::vector<PartNeeded> parts_needed(Query* q);
 // above) reach one level further up.  Runs inside call().
 void raise_with_references(Query* q);
 
+// `expr`, computed by the subquery that becomes q's only FROM item and
+// read as its column: the output of `outputs` (TargetEntry) equal to it,
+// else a new one named <prefix>_<n>.  Runs inside call().
+Var* read_output(List** outputs, Node* expr, const char* prefix);
+
 // q reads `sub` (named `alias`, its columns `names`) as its only FROM
 // item, with no condition: how a query moves into FROM to get a part.
 // Runs inside call().

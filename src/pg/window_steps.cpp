@@ -18,24 +18,11 @@ struct Grouped {
     List* outputs = NIL;  // of TargetEntry
 };
 
-Var* read_output(Grouped* g, Node* expr) {
-    ListCell* lc;
-    foreach (lc, g->outputs) {
-        auto* te = static_cast<TargetEntry*>(lfirst(lc));
-        if (equal(te->expr, expr)) return makeVarFromTargetEntry(1, te);
-    }
-    const int resno = list_length(g->outputs) + 1;
-    TargetEntry* te = makeTargetEntry(static_cast<Expr*>(copyObjectImpl(expr)), static_cast<AttrNumber>(resno),
-                                      psprintf("w_%d", resno), false);
-    g->outputs = lappend(g->outputs, te);
-    return makeVarFromTargetEntry(1, te);
-}
-
 Node* over_groups(Node* node, void* raw) {
     if (node == nullptr || IsA(node, Const)) return node;
     auto* g = static_cast<Grouped*>(raw);
     // (a window function's argument list is mutated element by element)
-    if (!IsA(node, List) && !contain_windowfuncs(node)) return reinterpret_cast<Node*>(read_output(g, node));
+    if (!IsA(node, List) && !contain_windowfuncs(node)) return reinterpret_cast<Node*>(read_output(&g->outputs, node, "w"));
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(over_groups), raw);
 }
 
