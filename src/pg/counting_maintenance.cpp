@@ -61,6 +61,9 @@ bool rebuild_pays(const ViewRuntime& view, double rows) {
 // about 0.5 s by a hash join, which scans the storage once; W4's tenth is
 // faster by probes (docs/benchmarks.md, "Keyed deletes in one join").
 constexpr double join_fraction = 0.25;
+bool large_part_of_storage(const ViewRuntime& view, double tuples) {
+    return tuples > join_fraction * estimated_rows(view.entry.storage);
+}
 
 // What a merge statement that ran (SPI result code `rc`) did, counted in
 // the statistics.  A merge returns one row of counts (counting::Report), or
@@ -138,9 +141,9 @@ SPIPlanPtr delta_unless_recompute(ViewRuntime& view, const std::string& merge) {
 // place (counting::lookup_update_statement); nothing when they do not.
 std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small, double rows) {
     const TimestampTz started = GetCurrentTimestamp();
-    const counting::Lookup find = !small && rows / 2 <= join_fraction * estimated_rows(view.entry.storage)
-                                      ? counting::Lookup::PerTuple
-                                      : counting::Lookup::Join;
+    // (each pair of rows moves one tuple)
+    const counting::Lookup find =
+        !small && !large_part_of_storage(view, rows / 2) ? counting::Lookup::PerTuple : counting::Lookup::Join;
     const int rc = run_statement(view, small ? "lookup " + std::to_string(base) : std::string(),
                                  [&] { return counting::lookup_update_statement(view.analyzed.model, base, find); });
     if (rc != SPI_OK_SELECT || SPI_processed != 1) throw Error(sqlstate::internal_error, "ivm lookup update returned no result");
@@ -184,9 +187,8 @@ std::optional<std::size_t> moved_lookup_base(ViewRuntime& view, const std::vecto
 // other bases having fired with no rows.
 struct KeyedChange {
     std::size_t base;
-    bool deleted;   // has deleted rows
-    bool inserted;  // has inserted rows
-    double deleted_rows;
+    uint64 deleted;   // rows
+    uint64 inserted;  // rows
 };
 std::optional<KeyedChange> keyed_base_change(const CountingView& model, const std::vector<BaseChange>& changes) {
     std::optional<KeyedChange> found;
@@ -194,7 +196,7 @@ std::optional<KeyedChange> keyed_base_change(const CountingView& model, const st
         const uint64 inserted = rows_in(changes[b].new_rows), deleted = rows_in(changes[b].old_rows);
         if (inserted == 0 && deleted == 0) continue;
         if (found || !counting::keyed_change(model, b)) return std::nullopt;
-        found = KeyedChange{b, deleted > 0, inserted > 0, static_cast<double>(deleted)};
+        found = KeyedChange{b, deleted, inserted};
     }
     return found;
 }
@@ -220,7 +222,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     const bool lookups = rows <= lookup_delta_rows;
     const std::optional<KeyedChange> keyed = keyed_base_change(model, changes);
     // Fresh tuples alone are cheaper to write than the view is to rebuild.
-    const bool rebuild = (!keyed || keyed->deleted) && counting::can_rebuild(model) && rebuild_pays(view, rows);
+    const bool rebuild = (!keyed || keyed->deleted > 0) && counting::can_rebuild(model) && rebuild_pays(view, rows);
     // A lookup or keyed change writes only stored rows that show its own
     // base rows' keys, which no other writer can be changing (PostgreSQL's
     // row locks on the base rows keep them apart): it needs no row locks.
@@ -239,12 +241,12 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     MaintenanceResult result;
     if (keyed && !rebuild) {
         using counting::KeyedRows;
-        const KeyedRows rows = !keyed->deleted   ? KeyedRows::Inserted
-                               : keyed->inserted ? KeyedRows::Both
-                                                 : KeyedRows::Deleted;
+        const KeyedRows rows = keyed->deleted == 0    ? KeyedRows::Inserted
+                               : keyed->inserted > 0 ? KeyedRows::Both
+                                                     : KeyedRows::Deleted;
         const char* what = rows == KeyedRows::Inserted ? "inserted " : rows == KeyedRows::Deleted ? "deleted " : "changed ";
         const std::string plan = what + std::to_string(keyed->base);
-        const counting::Lookup find = !small && keyed->deleted_rows > join_fraction * estimated_rows(view.entry.storage)
+        const counting::Lookup find = !small && large_part_of_storage(view, static_cast<double>(keyed->deleted))
                                           ? counting::Lookup::Join
                                           : counting::Lookup::PerTuple;
         result = run_merge(view, small ? plan : std::string(), [&] {
