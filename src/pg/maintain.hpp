@@ -64,6 +64,10 @@ public:
     // Pages of the relations maintenance reads when this runtime was made
     // (runtime.cpp, pages_read): its plans were made for about that much.
     double pages_planned_for = 0;
+    // Changes and their transition rows maintained since sizes were last
+    // checked against pages_planned_for (runtime_for_change).
+    int changes_since_sized = 0;
+    uint64 rows_since_sized = 0;
 
     // Index of a base table in the model, or -1.
     int base_index(Oid relid) const;
@@ -76,6 +80,11 @@ public:
 // using it (maintenance nests, and invalidation may replace it meanwhile).
 // Needs SPI.
 std::shared_ptr<ViewRuntime> runtime_for(int32 view_id);
+// The same for maintaining a change of `rows` transition rows, whose plans
+// are checked against the relations' sizes only now and then (runtime.cpp).
+std::shared_ptr<ViewRuntime> runtime_for_change(int32 view_id, uint64 rows);
+// The same for what takes locks and runs no kept plan: sizes unchecked.
+std::shared_ptr<ViewRuntime> runtime_for_locks(int32 view_id);
 // Forget cached state that involves the relation (InvalidOid: everything).
 void invalidate_runtimes(Oid relid);
 void forget_runtime(int32 view_id);

@@ -6,12 +6,14 @@
 extern "C" {
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/tupconvert.h"
 #include "access/xact.h"
+#include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
@@ -45,6 +47,7 @@ extern "C" {
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
+#include "utils/fmgroids.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
@@ -58,4 +61,5 @@ extern "C" {
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 #include "utils/varlena.h"
+#include "utils/xid8.h"
 }

@@ -162,14 +162,11 @@ TupleDesc base_descriptor(Oid relid) {
 
 // The base table of the view (or of its recursive relation) that a trigger
 // on `rel` reports for: rel, or the ancestor it is a partition or child of.
-// Only partitions and children pay for finding out.
 Oid firing_base(PendingKey key, Relation rel) {
-    const Oid relid = RelationGetRelid(rel);
-    if (!rel->rd_rel->relispartition && !call([&] { return has_superclass(relid); })) return relid;
     spi::connect();
-    std::shared_ptr<ViewRuntime> view = runtime_for(key.view_id);
-    const std::vector<Oid>& bases = key.recursive ? view->analyzed.recursive_base_oids : view->analyzed.base_oids;
-    Oid base = std::find(bases.begin(), bases.end(), relid) != bases.end() ? relid : base_of(relid, bases);
+    std::shared_ptr<ViewRuntime> view = runtime_for_locks(key.view_id);
+    const Oid base = base_of(RelationGetRelid(rel), key.recursive ? view->analyzed.recursive_base_oids
+                                                                   : view->analyzed.base_oids);
     spi::finish();
     if (base == InvalidOid) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
     return base;
@@ -193,8 +190,10 @@ void net_repeated_changes(std::vector<BaseChange>& changes, const std::vector<bo
 // Gathers the saved deltas per base (concatenating several firings of one
 // base) and maintains the view, or its recursive relation.
 void maintain(PendingKey key, std::vector<Firing>& firings) {
+    uint64 rows = 0;
+    for (const Firing& f : firings) rows += rows_in(f.new_rows) + rows_in(f.old_rows);
     spi::connect();
-    std::shared_ptr<ViewRuntime> holder = runtime_for(key.view_id);
+    std::shared_ptr<ViewRuntime> holder = runtime_for_change(key.view_id, rows);
     ViewRuntime& view = *holder;
     Snapshot before = firings.front().snapshot;
     bool truncated = false;
@@ -252,7 +251,7 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
 void lock_writers_early(PendingKey key, Relation rel, bool truncate) {
     const Oid base = firing_base(key, rel);
     spi::connect();
-    std::shared_ptr<ViewRuntime> holder = runtime_for(key.view_id);
+    std::shared_ptr<ViewRuntime> holder = runtime_for_locks(key.view_id);
     const ViewRuntime& view = *holder;
     const std::size_t bases = view.analyzed.base_oids.size();
     if (view.entry.populated) {
