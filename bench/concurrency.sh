@@ -4,30 +4,36 @@
 # Usage: bench/concurrency.sh   (./run.sh bench-concurrency starts a cluster with fsync on)
 #
 # Runs against a RUNNING PostgreSQL 15 server with the ivm extension installed,
-# reached through PGHOST, PGPORT, PGUSER; the database ivm_concurrency is
-# dropped and recreated.  accounts (100,000 rows, bid = 1 + aid % 100) and
-# branches (100 rows); each transaction is a one-row UPDATE of a random
-# account's abalance.  Configurations, one at a time: none (no view), join
-# (ivm view of accounts JOIN branches, the benchmark's W1 query) and agg (ivm
-# view of count(*), sum(abalance) by bid), and the same two as pg_ivm IMMVs
-# where pg_ivm is installed (loaded per session through
-# session_preload_libraries).  For clients 1, 2, 4, 8, 16: tps
-# of a pgbench run of IVM_CONC_SECONDS (default 8) seconds at READ COMMITTED.
-# Then, at REPEATABLE READ with 8 clients and no retries, the fraction of
-# transactions that failed with a serialization error.  Prints Markdown
-# tables on stdout; the server's fsync setting is in the header.
+# reached through PGHOST, PGPORT, PGUSER.  Each configuration gets a database
+# of its own (ivm_concurrency_<config>, dropped and recreated) holding
+# accounts (100,000 rows, bid = 1 + aid % 100) and branches (100 rows); each
+# transaction is a one-row UPDATE of a random account's abalance.
+# Configurations: none (no view), join (ivm view of accounts JOIN branches,
+# the benchmark's W1 query) and agg (ivm view of count(*), sum(abalance) by
+# bid), the same two with ivm.parallel_writers = off (one writer at a time),
+# and the same two as pg_ivm IMMVs where pg_ivm is installed (loaded per
+# session through session_preload_libraries).  For clients 1, 2, 4, 8, 16:
+# IVM_CONC_ROUNDS (default 3) rounds, each running every configuration in
+# turn for IVM_CONC_SECONDS (default 4) seconds at READ COMMITTED, so that a
+# machine whose speed drifts during the run slows all configurations alike;
+# the median tps of each.  Then, at REPEATABLE READ with 8 clients and no
+# retries, the fraction of transactions that failed with a serialization
+# error.  Prints Markdown tables on stdout; the server's fsync setting is in
+# the header.
 set -euo pipefail
 PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
-SECONDS_PER_RUN=${IVM_CONC_SECONDS:-8}
-CLIENTS=${IVM_CONC_CLIENTS:-1 2 4 8 16}
+SECONDS_PER_RUN=${IVM_CONC_SECONDS:-4}
+ROUNDS=${IVM_CONC_ROUNDS:-3}
 DB=ivm_concurrency
+CLIENTS=${IVM_CONC_CLIENTS:-1 2 4 8 16}
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1)
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-"${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-"${psql[@]}" -d $DB <<'SQL'
+make_database() {  # make_database DB: the tables, loaded and analyzed
+    "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
+    "${psql[@]}" -d "$1" <<'SQL'
 CREATE EXTENSION ivm;
 CREATE TABLE branches (bid int PRIMARY KEY, bbalance int NOT NULL DEFAULT 0);
 CREATE TABLE accounts (aid int PRIMARY KEY, bid int NOT NULL, abalance int NOT NULL DEFAULT 0, filler char(84));
@@ -35,58 +41,69 @@ INSERT INTO branches SELECT g FROM generate_series(1, 100) g;
 INSERT INTO accounts SELECT g, 1 + g % 100, 0, '' FROM generate_series(1, 100000) g;
 VACUUM ANALYZE branches, accounts;
 SQL
+}
 cat >"$tmp/update.sql" <<'EOF2'
 \set aid random(1, 100000)
 UPDATE accounts SET abalance = abalance + 1 WHERE aid = :aid;
 EOF2
-fsync=$("${psql[@]}" -d $DB -At -c "SHOW fsync")
-preload=$("${psql[@]}" -d $DB -At -c "SHOW shared_preload_libraries")
+fsync=$("${psql[@]}" -d postgres -At -c "SHOW fsync")
+preload=$("${psql[@]}" -d postgres -At -c "SHOW shared_preload_libraries")
 
 declare -A query=(
     [join]="SELECT a.aid, a.bid, a.abalance, b.bbalance FROM accounts a JOIN branches b ON a.bid = b.bid"
     [agg]="SELECT bid, count(*) AS n, sum(abalance) AS total FROM accounts GROUP BY bid"
 )
-have_pg_ivm=$("${psql[@]}" -d $DB -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_ivm'")
+have_pg_ivm=$("${psql[@]}" -d postgres -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_ivm'")
 # join_serial, agg_serial: the same views with ivm.parallel_writers = off,
 # one writer at a time (each holds the storage EXCLUSIVE), as ivm was
 # before writers ran together: the one-client cost of running together.
 configs="none join agg join_serial agg_serial"
-if [ "$have_pg_ivm" = 1 ]; then
-    configs="$configs pg_ivm_join pg_ivm_agg"
-    "${psql[@]}" -d $DB -c "CREATE EXTENSION pg_ivm"
-fi
-setup() {  # setup CONFIG: the view of that configuration, and only it
-    "${psql[@]}" -d $DB -c "SET client_min_messages = warning" \
-        -c "SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL" -c "DROP TABLE IF EXISTS p_view" >/dev/null
+[ "$have_pg_ivm" = 1 ] && configs="$configs pg_ivm_join pg_ivm_agg"
+setup() {  # setup CONFIG: its database, with the view of that configuration
+    local db=${DB}_$1
+    make_database "$db"
     case $1 in
         none) ;;
         pg_ivm_*)
-            PGOPTIONS="-c session_preload_libraries=pg_ivm" "${psql[@]}" -d $DB -c "SET client_min_messages = warning" \
+            "${psql[@]}" -d "$db" -c "CREATE EXTENSION pg_ivm"
+            PGOPTIONS="-c session_preload_libraries=pg_ivm" "${psql[@]}" -d "$db" -c "SET client_min_messages = warning" \
                 -c "SELECT pgivm.create_immv('p_view', \$q\$${query[${1#pg_ivm_}]}\$q\$)" >/dev/null
-            "${psql[@]}" -d $DB -c "VACUUM ANALYZE p_view" ;;
+            "${psql[@]}" -d "$db" -c "VACUUM ANALYZE p_view" ;;
         *)
-            "${psql[@]}" -d $DB -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[${1%_serial}]}\$q\$)" >/dev/null
-            "${psql[@]}" -d $DB -c "VACUUM ANALYZE v_$1__ivm_data" ;;
+            "${psql[@]}" -d "$db" -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[${1%_serial}]}\$q\$)" >/dev/null
+            "${psql[@]}" -d "$db" -c "VACUUM ANALYZE v_$1__ivm_data" ;;
     esac
 }
-run() {  # run CLIENTS [pgbench options]: prints pgbench's output (pg_ivm's configurations load it)
-    local c=$1; shift
-    PGOPTIONS="${PGOPTIONS:-} ${preload_pg_ivm:-}" "$PGBIN/pgbench" -n -c "$c" -j "$(( c < 2 ? 1 : 2 ))" -T "$SECONDS_PER_RUN" -f "$tmp/update.sql" "$@" $DB 2>&1
+run() {  # run CONFIG CLIENTS [pgbench options]: prints pgbench's output
+    local cfg=$1 c=$2 options=""
+    shift 2
+    [ "${cfg#pg_ivm_}" != "$cfg" ] && options="-c session_preload_libraries=pg_ivm"
+    [ "${cfg%_serial}" != "$cfg" ] && options="-c ivm.parallel_writers=off"
+    PGOPTIONS="${PGOPTIONS:-} $options" "$PGBIN/pgbench" -n -c "$c" -j "$(( c < 2 ? 1 : 2 ))" -T "$SECONDS_PER_RUN" \
+        -f "$tmp/update.sql" "$@" "${DB}_$cfg" 2>&1
 }
 tps() { sed -n 's/^tps = \([0-9.]*\) .*/\1/p'; }
 
-declare -A result serial
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+declare -A result serial samples
 for cfg in $configs; do
-    setup $cfg
-    preload_pg_ivm=; [ "${cfg#pg_ivm_}" != "$cfg" ] && preload_pg_ivm="-c session_preload_libraries=pg_ivm"
-    [ "${cfg%_serial}" != "$cfg" ] && preload_pg_ivm="-c ivm.parallel_writers=off"
-    for c in $CLIENTS; do
-        result[$cfg,$c]=$(run "$c" | tps)
-        log "$cfg, $c clients: ${result[$cfg,$c]} tps"
+    setup "$cfg"
+done
+for c in $CLIENTS; do
+    for round in $(seq "$ROUNDS"); do
+        for cfg in $configs; do
+            t=$(run "$cfg" "$c" | tps)
+            samples[$cfg,$c]="${samples[$cfg,$c]:-} $t"
+            log "$cfg, $c clients, round $round: $t tps"
+        done
     done
+    for cfg in $configs; do result[$cfg,$c]=$(median <<<"${samples[$cfg,$c]}"); done
+done
+for cfg in $configs; do
     # (pgbench exits non-zero when a client meets an error other than a
     # serialization failure: that is reported, not fatal)
-    out=$(PGOPTIONS="-c default_transaction_isolation=repeatable\\ read" run 8 --failures-detailed) || true
+    out=$(PGOPTIONS="-c default_transaction_isolation=repeatable\\ read" run "$cfg" 8 --failures-detailed) || true
     done_tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
     failed=$(sed -n 's/^number of serialization failures: \([0-9]*\).*/\1/p' <<<"$out")
     serial[$cfg]=$(awk -v f="${failed:-0}" -v d="${done_tx:-0}" 'BEGIN { printf "%.1f%%", (f + d) ? 100 * f / (f + d) : 0 }')
@@ -94,10 +111,12 @@ for cfg in $configs; do
     [ -n "$error" ] && serial[$cfg]="${serial[$cfg]} (clients stopped by $error)"
     log "$cfg, REPEATABLE READ, 8 clients: ${failed:-0} serialization failures, ${done_tx:-0} committed (${serial[$cfg]})"
 done
-"${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $DB"
+for cfg in $configs; do
+    "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS ${DB}_$cfg"
+done
 
 echo "ivm concurrency benchmark: one-row UPDATEs of random accounts (100,000 accounts, 100 branches)," \
-     "${SECONDS_PER_RUN} s per run, fsync=$fsync, shared_preload_libraries='$preload'; tps at READ COMMITTED."
+     "median of $ROUNDS interleaved runs of ${SECONDS_PER_RUN} s, fsync=$fsync, shared_preload_libraries='$preload'; tps at READ COMMITTED."
 echo
 header="| clients | none tps | ivm join tps | ivm agg tps | join, one at a time | agg, one at a time |"
 rule="|---:|---:|---:|---:|---:|---:|"
