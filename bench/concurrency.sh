@@ -13,7 +13,7 @@
 # bid), the same two with ivm.parallel_writers = off (one writer at a time),
 # and the same two as pg_ivm IMMVs where pg_ivm is installed (loaded per
 # session through session_preload_libraries).  For clients 1, 2, 4, 8, 16:
-# IVM_CONC_ROUNDS (default 3) rounds, each running every configuration in
+# IVM_CONC_ROUNDS (default 5) rounds, each running every configuration in
 # turn for IVM_CONC_SECONDS (default 4) seconds at READ COMMITTED, so that a
 # machine whose speed drifts during the run slows all configurations alike;
 # the median tps of each.  Then, at REPEATABLE READ with 8 clients and no
@@ -23,7 +23,7 @@
 set -euo pipefail
 PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
 SECONDS_PER_RUN=${IVM_CONC_SECONDS:-4}
-ROUNDS=${IVM_CONC_ROUNDS:-3}
+ROUNDS=${IVM_CONC_ROUNDS:-5}
 DB=ivm_concurrency
 CLIENTS=${IVM_CONC_CLIENTS:-1 2 4 8 16}
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1)
