@@ -166,11 +166,8 @@ SPIPlanPtr kept(SPIPlanPtr& plan, const char* sql, int nargs) {
     return plan;
 }
 
-}  // namespace
-
-bool have_maintainers() {
-    return call([] { return OidIsValid(get_relname_relid("maintainers", get_namespace_oid("ivm", false))); });
-}
+// Raw PostgreSQL calls: run it inside call().
+Oid maintainers_relid() { return get_relname_relid("maintainers", get_namespace_oid("ivm", false)); }
 
 // Writes the mark in the row this backend already has, by a heap update
 // as PostgreSQL writes its own catalogs (the INSERT ... ON CONFLICT through
@@ -178,8 +175,7 @@ bool have_maintainers() {
 // Returns false where there is no such row.  Raw PostgreSQL calls: run it
 // inside call().
 bool update_own_mark(int32 view_id, int base) {
-    const Oid relid = get_relname_relid("maintainers", get_namespace_oid("ivm", false));
-    Relation rel = table_open(relid, RowExclusiveLock);
+    Relation rel = table_open(maintainers_relid(), RowExclusiveLock);
     ScanKeyData keys[3];
     ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(view_id));
     ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(MyBackendId));
@@ -208,6 +204,12 @@ bool update_own_mark(int32 view_id, int base) {
     UnregisterSnapshot(latest);
     table_close(rel, RowExclusiveLock);
     return found;
+}
+
+}  // namespace
+
+bool have_maintainers() {
+    return call([] { return OidIsValid(maintainers_relid()); });
 }
 
 void mark_writer(int32 view_id, int base) {

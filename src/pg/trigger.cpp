@@ -162,12 +162,9 @@ TupleDesc base_descriptor(Oid relid) {
 
 // The base table of the view (or of its recursive relation) that a trigger
 // on `rel` reports for: rel, or the ancestor it is a partition or child of.
-Oid firing_base(PendingKey key, Relation rel) {
-    spi::connect();
-    std::shared_ptr<ViewRuntime> view = runtime_for_locks(key.view_id);
-    const Oid base = base_of(RelationGetRelid(rel), key.recursive ? view->analyzed.recursive_base_oids
-                                                                   : view->analyzed.base_oids);
-    spi::finish();
+Oid firing_base(const ViewRuntime& view, PendingKey key, Relation rel) {
+    const Oid base =
+        base_of(RelationGetRelid(rel), key.recursive ? view.analyzed.recursive_base_oids : view.analyzed.base_oids);
     if (base == InvalidOid) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
     return base;
 }
@@ -249,10 +246,10 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
 // this statement the other may be waiting for.  Maintenance takes them
 // again (held: no wait), or more where the statement changed more.
 void lock_writers_early(PendingKey key, Relation rel, bool truncate) {
-    const Oid base = firing_base(key, rel);
     spi::connect();
     std::shared_ptr<ViewRuntime> holder = runtime_for_locks(key.view_id);
     const ViewRuntime& view = *holder;
+    const Oid base = firing_base(view, key, rel);
     const std::size_t bases = view.analyzed.base_oids.size();
     if (view.entry.populated) {
         std::optional<std::size_t> shared;
@@ -312,7 +309,9 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
     firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
     firing.command = call([] { return GetActiveSnapshot()->curcid; });
-    const Oid base = firing_base(key, data->tg_relation);
+    spi::connect();
+    const Oid base = firing_base(*runtime_for_locks(key.view_id), key, data->tg_relation);
+    spi::finish();
     if (base != firing.relid) {
         // A partition or child table: its rows stand for rows of the base.
         TupleDesc from = RelationGetDescr(data->tg_relation);
