@@ -1,10 +1,12 @@
 #include "pg/base_triggers.hpp"
 
 #include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace ivm::pg {
 namespace {
@@ -57,6 +59,11 @@ bool has_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& ba
 
 TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, bool as_owner) {
     TriggerChanges changes;
+    // A deferred view's base tables carry the change logs' triggers instead.
+    if (analysis != nullptr) {
+        std::optional<catalog::Entry> entry = catalog::find_by_id(view_id);
+        if (entry && entry->deferred) analysis = nullptr;
+    }
     const std::vector<Oid> none;
     sync_part_triggers(view_id, triggers::Part::Counting, analysis ? analysis->base_oids : none, as_owner, changes);
     sync_part_triggers(view_id, triggers::Part::Recursive, analysis ? analysis->recursive_base_oids : none, as_owner,

@@ -24,7 +24,8 @@ void sync_part_triggers(int32 view_id, triggers::Part part, const std::vector<Oi
 // Whether every one of `bases` carries the part's triggers (not so while
 // pg_restore has yet to create them).
 bool has_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& bases);
-// Both parts, from the view's analysis; or none (analysis == nullptr).
+// Both parts, from the view's analysis; or none (analysis == nullptr, or a
+// deferred view).
 TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, bool as_owner = false);
 
 // The base, among `bases`, that a firing on `relid` belongs to: relid

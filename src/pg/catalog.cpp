@@ -5,6 +5,7 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
+#include <functional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -12,9 +13,12 @@
 namespace ivm::pg::catalog {
 namespace {
 
-const char* const select_entry =
-    "SELECT view_id, view_name::oid, storage::oid, query_view::oid, algorithm, definition, "
-    "base_relations::oid[]::text, populated, recursive_storage::oid, COALESCE(part_of, 0) FROM ivm.view_catalog ";
+// (deferred: from version 0.4 of the objects.)
+std::string select_entry() {
+    return std::string("SELECT view_id, view_name::oid, storage::oid, query_view::oid, algorithm, definition, "
+                       "base_relations::oid[]::text, populated, recursive_storage::oid, COALESCE(part_of, 0), ") +
+           (have_deferred() ? "deferred" : "false") + " FROM ivm.view_catalog ";
+}
 
 Oid to_oid(const spi::Value& v) { return v ? static_cast<Oid>(std::stoul(*v)) : InvalidOid; }
 
@@ -31,7 +35,7 @@ std::vector<Oid> to_oids(const spi::Value& v) {
 }
 
 std::optional<Entry> find(const std::string& where, const std::string& arg) {
-    std::vector<spi::Row> rows = spi::query(select_entry + where, {arg});
+    std::vector<spi::Row> rows = spi::query(select_entry() + where, {arg});
     if (rows.empty()) return std::nullopt;
     const spi::Row& r = rows[0];
     Entry e;
@@ -45,6 +49,7 @@ std::optional<Entry> find(const std::string& where, const std::string& arg) {
     e.populated = r[7] == std::string("t");
     e.recursive_storage = to_oid(r[8]);
     e.part_of = std::stoi(*r[9]);
+    e.deferred = r[10] == std::string("t");
     for (const spi::Row& k : spi::query("SELECT k FROM ivm.view_catalog, pg_catalog.unnest(key_columns) WITH ORDINALITY "
                                         "AS u(k, n) WHERE view_id = $1::integer ORDER BY n", {std::to_string(e.view_id)}))
         e.key_columns.push_back(k[0].value_or(""));
@@ -118,9 +123,11 @@ void insert(const Entry& e) {
         bases += (i ? "," : "") + std::to_string(e.bases[i]);
     bases += "}";
     as_catalog_owner([&] {
-        spi::execute("INSERT INTO ivm.view_catalog (view_id, view_name, storage, query_view, "
-                     "algorithm, definition, base_relations, recursive_storage, part_of, key_columns) VALUES ($1::integer, "
-                     "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid, $9::integer, $10::text[])",
+        spi::execute(std::string("INSERT INTO ivm.view_catalog (view_id, view_name, storage, query_view, "
+                     "algorithm, definition, base_relations, recursive_storage, part_of, key_columns") +
+                     (have_deferred() ? ", deferred" : "") + ") VALUES ($1::integer, "
+                     "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid, $9::integer, $10::text[]" +
+                     (have_deferred() ? (e.deferred ? ", true" : ", false") : "") + ")",
                      {std::to_string(e.view_id), std::to_string(e.view), std::to_string(e.storage),
                       std::to_string(e.query_view), e.algorithm, e.definition, bases,
                       e.recursive_storage == InvalidOid ? spi::Value() : spi::Value(std::to_string(e.recursive_storage)),
@@ -133,6 +140,8 @@ void remove(int32 view_id) {
     as_catalog_owner([&] {
         spi::execute("DELETE FROM ivm.view_catalog WHERE view_id = $1::integer",
                      {std::to_string(view_id)});
+        if (have_deferred())
+            spi::execute("DELETE FROM ivm.deferred_state WHERE view_id = $1::integer", {std::to_string(view_id)});
         if (have_maintainers())
             spi::execute("DELETE FROM ivm.maintainers WHERE view_id = $1::integer", {std::to_string(view_id)});
     });
@@ -207,6 +216,22 @@ bool update_own_mark(int32 view_id, int base) {
 }
 
 }  // namespace
+
+bool have_deferred() {
+    return call([] {
+        Oid relid = get_relname_relid("view_catalog", get_namespace_oid("ivm", false));
+        return get_attnum(relid, "deferred") != InvalidAttrNumber;
+    });
+}
+
+void set_deferred(int32 view_id, bool deferred) {
+    as_catalog_owner([&] {
+        spi::execute("UPDATE ivm.view_catalog SET deferred = $2::boolean WHERE view_id = $1::integer",
+                     {std::to_string(view_id), deferred ? "true" : "false"});
+    });
+}
+
+void as_owner(const std::function<void()>& fn, bool qualified) { as_catalog_owner(fn, qualified); }
 
 bool have_maintainers() {
     return call([] { return OidIsValid(maintainers_relid()); });

@@ -2,6 +2,7 @@
 #pragma once
 #include "pg/pg.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct Entry {
     // The view columns (quoted) its storage's key hashes, as made; empty:
     // every hashable one (counting::key_columns).
     std::vector<std::string> key_columns;
+    // Maintained by ivm.refresh_view from its base tables' change logs
+    // (deferred.hpp), not by the writing statements.
+    bool deferred = false;
 };
 
 // Callers hold an SPI connection.
@@ -33,6 +37,12 @@ void remove(int32 view_id);
 void set_populated(int32 view_id, bool populated);
 void set_bases(int32 view_id, const std::vector<Oid>& bases);
 void set_part_of(int32 view_id, int32 part_of);
+// Whether this database's ivm objects know deferred views (from 0.4).
+bool have_deferred();
+void set_deferred(int32 view_id, bool deferred);
+// Runs fn as the owner of ivm's catalog with search_path = pg_catalog,
+// pg_temp (unless `qualified`: every name in its statements is).
+void as_owner(const std::function<void()>& fn, bool qualified = false);
 // Who wrote which view (ivm.maintainers, from version 0.3 of the objects):
 // whether this database's ivm objects have it (false until ALTER EXTENSION
 // ivm UPDATE from an older version).

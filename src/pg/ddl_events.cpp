@@ -12,6 +12,7 @@
 //    applies to the view's owner; and a restored database gets its
 //    dependency records back.
 #include "pg/ddl_events.hpp"
+#include "pg/deferred.hpp"
 
 #include "core/error.hpp"
 #include "pg/base_triggers.hpp"
@@ -115,6 +116,20 @@ void on_sql_drop() {
                                  qualified_name(e->view) + " on " + *row[1],
                     {}, "Use ivm.drop_view() to drop the view.");
     }
+    // Change log triggers: gone with a table (a partition of a base table of
+    // a deferred view), or refused.
+    bool log_table_dropped = false;
+    for (const spi::Row& row : spi::query(
+             "SELECT t.object_identity, pg_catalog.substring(t.object_identity, ' on (.*)$') IN (SELECT object_identity "
+             "FROM pg_catalog.pg_event_trigger_dropped_objects() WHERE object_type IN ('table', 'partitioned table')) "
+             "FROM pg_catalog.pg_event_trigger_dropped_objects() t "
+             "WHERE t.object_type = 'trigger' AND t.object_identity ~ '^ivm_log_(insert|update|delete|truncate) on '")) {
+        if (row[1] != std::string("t"))
+            throw Error("2BP01", "cannot drop change log trigger " + *row[0] + " of deferred incrementally maintained views",
+                        {}, "Use ivm.set_deferred(name, false) or ivm.drop_view() on the views that read the table.");
+        log_table_dropped = true;
+    }
+    if (log_table_dropped) deferred::follow_drop();
 }
 
 // The tables a command touched and all their ancestors.
@@ -164,10 +179,13 @@ void on_ddl_command_end() {
                 "WHERE t.oid = $1::oid AND p.pronamespace = 'ivm'::regnamespace", {*row[0]}) > 0;
         }
     }
-    if (our_trigger_created)  // pg_restore: a view's objects are back
+    if (our_trigger_created) {  // pg_restore: a view's objects are back
         for (const catalog::Entry& e : entries("true", "{}")) record_dependencies(e);
+        deferred::sync_logs();
+    }
     if (tables.empty()) return;
     follow_redefined_views(tables);
+    deferred::follow_ddl(with_ancestors(tables));
     // The views that read the tables (or an ancestor), and those whose
     // triggers they carry (a child that left its parent).
     const std::string where =

@@ -6,7 +6,9 @@
 #include "core/recursion_policy.hpp"
 #include "core/sql_text.hpp"
 #include "core/tuples.hpp"
+#include "core/change_log.hpp"
 #include "pg/boundary.hpp"
+#include "pg/deferred.hpp"
 #include "pg/catalog.hpp"
 #include "pg/execution.hpp"
 #include "pg/maintain.hpp"
@@ -82,6 +84,16 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         }
     lines.push_back("definition: " + view.entry.definition);
     lines.push_back("base relations: " + sql::join(model.bases, ", "));
+    if (view.entry.deferred) {
+        std::vector<std::string> logs;
+        for (Oid base : view.analyzed.base_oids) logs.push_back(change_log::table_name(base));
+        const std::optional<int64> pending = deferred::pending_changes(view.entry.view_id);
+        lines.push_back("deferred: writes of the base tables append their rows to " + sql::join(logs, ", ") + " (" +
+                        std::to_string(pending.value_or(0)) + " change rows pending); ivm.refresh_view " +
+                        (deferred::will_recompute(view.entry.view_id)
+                             ? "recomputes the view next (a base table was truncated or altered, or it never applied)"
+                             : "merges them, netted per base table, as one change of all its base tables, as below"));
+    }
     for (const std::vector<Oid>* bases : {&view.analyzed.base_oids, &view.analyzed.recursive_base_oids})
         for (Oid base : *bases) {
             std::vector<std::string> parts;

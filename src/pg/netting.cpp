@@ -27,11 +27,9 @@ std::string difference(const char* a, const char* b) {
            "OPERATOR(pg_catalog.=) __ivm_a.i)";
 }
 
-// The rows of `sql` (one composite column of the row type the stores hold)
-// in a new tuplestore made in `memory`.  A composite value is laid out as
-// the table's rows are, dropped columns included.  Raw PostgreSQL calls:
-// run it inside call().
-Tuplestorestate* rows_of(const char* sql, MemoryContext memory) {
+}  // namespace
+
+Tuplestorestate* composite_rows(const char* sql, MemoryContext memory) {
     MemoryContext old = MemoryContextSwitchTo(memory);
     Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
     MemoryContextSwitchTo(old);
@@ -53,8 +51,6 @@ Tuplestorestate* rows_of(const char* sql, MemoryContext memory) {
     return store;
 }
 
-}  // namespace
-
 NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted, MemoryContext memory) {
     register_rows(inserted_relation, relid, inserted);
     register_rows(deleted_relation, relid, deleted);
@@ -69,8 +65,8 @@ NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted,
         set_config_option("extra_float_digits", "1", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
         set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
                           false);
-        net.inserted = rows_of(came_sql, memory);
-        net.deleted = rows_of(went_sql, memory);
+        net.inserted = composite_rows(came_sql, memory);
+        net.deleted = composite_rows(went_sql, memory);
         AtEOXact_GUC(false, level);
         SPI_unregister_relation(inserted_relation);
         SPI_unregister_relation(deleted_relation);

@@ -17,4 +17,10 @@ struct NetRows {
 // may be null), as two new tuplestores made in `memory`.  Needs SPI.
 NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted, MemoryContext memory);
 
+// The rows of `sql` (one composite column of a table's row type) in a new
+// tuplestore made in `memory`, as rows of that table: a composite value is
+// laid out as the table's rows are, dropped columns included.  Raw
+// PostgreSQL calls: run it inside call().
+Tuplestorestate* composite_rows(const char* sql, MemoryContext memory);
+
 }  // namespace ivm::pg

@@ -12,6 +12,7 @@
 #include "pg/faults.hpp"
 #include "pg/window_steps.hpp"
 #include "pg/ddl_events.hpp"
+#include "pg/deferred.hpp"
 #include "pg/dependencies.hpp"
 #include "pg/maintain.hpp"
 #include "pg/program.hpp"
@@ -283,6 +284,7 @@ void drop_view(const catalog::Entry& entry, bool cascade, bool check_owner) {
     if (exists(entry.recursive_storage)) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     catalog::remove(entry.view_id);
     forget_runtime(entry.view_id);
+    if (entry.deferred) deferred::sync_logs();  // its logs go, unless another deferred view reads them
     // The views made for its subqueries go with it, the last made first (a
     // part may read an earlier one).
     const std::vector<int32> parts = catalog::parts_of(entry.view_id);
@@ -319,7 +321,7 @@ struct PartNames {
     }
 };
 
-int64 create_view(const char* name, const char* query, PartNames* part_names = nullptr);
+int64 create_view(const char* name, const char* query, PartNames* part_names = nullptr, bool deferred = false);
 
 // Creates the parts the query needs (views of their own for subqueries and
 // join trees) and makes the query read them; the definition becomes the
@@ -426,7 +428,7 @@ void record(const Names& n, catalog::Entry& entry, const AnalyzedView& analyzed,
 // Creates the view; returns its number of rows.  Subqueries in FROM that
 // need a view of their own get one first, which the definition then reads
 // (`part_names`: this view is a part, its parts are named as it was).
-int64 create_view(const char* name, const char* query, PartNames* part_names) {
+int64 create_view(const char* name, const char* query, PartNames* part_names, bool deferred) {
     spi::connect();
     const bool program = is_program(query);
     Query* parsed = program ? nullptr : validate_query(query);
@@ -450,6 +452,7 @@ int64 create_view(const char* name, const char* query, PartNames* part_names) {
 
     const Names n = names_for(nsp, relname);
     const Definition d = prepare(n, query, program, parsed, part_names);
+    if (deferred) deferred::refuse_unless_deferrable(d.proposed);
     catalog::Entry entry;
     AnalyzedView analyzed = create_query(n, d, entry);
     if (analyzed.ignored_order_by)
@@ -469,6 +472,8 @@ int64 create_view(const char* name, const char* query, PartNames* part_names) {
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     // A first fill counted the view's rows as it wrote them.
     const int64 rows = counting::can_rebuild(analyzed.model) ? filled.rows_added : row_count(*view);
+    view.reset();
+    if (deferred) deferred::make_deferred(entry, analyzed);
     spi::finish();
     return rows;
 }
@@ -492,7 +497,28 @@ void refuse_read_only(const char* function) {
 IVM_SQL_FUNCTION(ivm_create_view) {
     refuse_read_only("ivm.create_view()");
     OwnDdl own_ddl;
-    PG_RETURN_INT64(create_view(text_argument(fcinfo, 0), text_argument(fcinfo, 1)));
+    // (ivm's objects older than 0.4 pass no third argument.)
+    const bool deferred = PG_NARGS() > 2 && PG_GETARG_BOOL(2);
+    PG_RETURN_INT64(create_view(text_argument(fcinfo, 0), text_argument(fcinfo, 1), nullptr, deferred));
+}
+
+IVM_SQL_FUNCTION(ivm_set_deferred) {
+    refuse_read_only("ivm.set_deferred()");
+    OwnDdl own_ddl;
+    const char* name = text_argument(fcinfo, 0);
+    const bool make_deferred = PG_GETARG_BOOL(1);
+    spi::connect();
+    catalog::Entry entry = catalog::lookup(name);
+    require_owner(entry.view);
+    if (entry.deferred != make_deferred) {
+        std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
+        if (make_deferred)
+            deferred::make_deferred(entry, view->analyzed);
+        else
+            deferred::make_immediate(*view);
+    }
+    spi::finish();
+    PG_RETURN_VOID();
 }
 
 IVM_SQL_FUNCTION(ivm_alter_view) {
@@ -552,6 +578,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     record(n, entry, analyzed, d, !same_columns);
     faults::point("alter.replaced");
     MaintenanceResult result = fill(entry.view_id, analyzed, !same_columns);
+    if (entry.deferred) deferred::make_deferred(entry, analyzed);  // holds the new contents, consumed all
     // Parts made for the old definition's subqueries go, unless still read.
     const std::vector<int32> old_parts = catalog::parts_of(entry.view_id);
     for (auto part = old_parts.rbegin(); part != old_parts.rend(); ++part) {
@@ -583,6 +610,7 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
     require_owner(entry.view);
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     int64 rows = 0;
+    const bool populating = with_data && !entry.populated;
     if (entry.populated != with_data) {
         // Like REFRESH MATERIALIZED VIEW ... WITH NO DATA: no rows, reads
         // refused, base-table changes no longer maintain it; and back.
@@ -593,7 +621,11 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
         view = runtime_for(entry.view_id);
         if (!with_data) empty_storage(*view);
     }
-    if (with_data) {
+    if (with_data && entry.deferred) {
+        // The logged changes applied (recomputed when it was unpopulated).
+        const MaintenanceResult applied = deferred::apply(*view, populating);
+        rows = applied.rows_added + applied.rows_removed;
+    } else if (with_data) {
         refresh_all(*view);
         faults::point("refresh.done");
         if (view->entry.recursive_storage != InvalidOid) analyze_table(view->entry.recursive_storage);

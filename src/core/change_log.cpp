@@ -1,0 +1,96 @@
+#include "core/change_log.hpp"
+
+namespace ivm::change_log {
+
+const char* const xid_column = "\"ivm$xid\"";
+const char* const command_column = "\"ivm$command\"";
+const char* const sign_column = "\"ivm$sign\"";
+
+namespace {
+
+struct LogTrigger {
+    const char* name;
+    const char* event;
+    const char* referencing;
+};
+
+constexpr LogTrigger log_triggers[] = {
+    {"ivm_log_insert", "INSERT", " REFERENCING NEW TABLE AS ivm_new"},
+    {"ivm_log_update", "UPDATE", " REFERENCING OLD TABLE AS ivm_old NEW TABLE AS ivm_new"},
+    {"ivm_log_delete", "DELETE", " REFERENCING OLD TABLE AS ivm_old"},
+    {"ivm_log_truncate", "TRUNCATE", ""},
+};
+
+std::string column_list(const std::vector<std::string>& columns, const std::string& prefix = "") {
+    std::string out;
+    for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? ", " : "") + prefix + columns[i];
+    return out;
+}
+
+}  // namespace
+
+std::string relname(unsigned base_oid) { return "changes_" + std::to_string(base_oid); }
+
+std::string table_name(unsigned base_oid) { return "ivm." + relname(base_oid); }
+
+std::string create_ddl(const std::string& base, unsigned base_oid) {
+    // LIKE copies the columns and their NOT NULL only: no defaults, no
+    // identity, no generated expressions (the transition rows carry values).
+    return "CREATE TABLE " + table_name(base_oid) + " (LIKE " + base + ", " + xid_column + " pg_catalog.xid8 NOT NULL, " +
+           command_column + " bigint NOT NULL, " + sign_column + " smallint NOT NULL)";
+}
+
+std::vector<std::string> trigger_ddl(const std::string& table) {
+    std::vector<std::string> ddl;
+    for (const LogTrigger& t : log_triggers)
+        ddl.push_back(std::string("CREATE TRIGGER ") + t.name + " AFTER " + t.event + " ON " + table + t.referencing +
+                      " FOR EACH STATEMENT EXECUTE FUNCTION ivm.log_change()");
+    return ddl;
+}
+
+std::vector<std::string> trigger_drop(const std::string& table) {
+    std::vector<std::string> ddl;
+    for (const LogTrigger& t : log_triggers)
+        ddl.push_back(std::string("DROP TRIGGER IF EXISTS ") + t.name + " ON " + table);
+    return ddl;
+}
+
+bool is_trigger_name(const std::string& name) {
+    for (const LogTrigger& t : log_triggers)
+        if (name == t.name) return true;
+    return false;
+}
+
+std::string pending_condition(const std::string& log, const std::string& state) {
+    const std::string xid = log + "." + xid_column;
+    return "NOT CASE WHEN " + xid + " OPERATOR(pg_catalog.=) " + state + ".own_xid THEN " + log + "." + command_column +
+           " OPERATOR(pg_catalog.<) " + state + ".own_command ELSE pg_catalog.pg_visible_in_snapshot(" + xid + ", " +
+           state + ".applied) END";
+}
+
+std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
+                       unsigned command, int sign) {
+    return "INSERT INTO " + log + " (" + column_list(columns) + ", " + xid_column + ", " + command_column + ", " +
+           sign_column + ") SELECT " + column_list(columns) + ", pg_catalog.pg_current_xact_id(), " +
+           std::to_string(command) + ", " + std::to_string(sign) + " FROM " + rows;
+}
+
+std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
+                             int sign, int view_id) {
+    return "SELECT ROW(" + column_list(columns, "l.") + ")::" + base + " FROM " + log +
+           " l, ivm.deferred_state s WHERE s.view_id OPERATOR(pg_catalog.=) " + std::to_string(view_id) + " AND l." +
+           sign_column + " OPERATOR(pg_catalog.=) " + std::to_string(sign) + " AND " + pending_condition("l", "s");
+}
+
+std::string pending_count_sql(const std::string& log) {
+    return "SELECT pg_catalog.count(*) FROM " + log + " l, ivm.deferred_state s WHERE s.view_id = $1::integer AND " +
+           pending_condition("l", "s");
+}
+
+std::string prune_sql(const std::string& log) {
+    return "DELETE FROM " + log + " l WHERE NOT EXISTS (SELECT FROM ivm.deferred_state s JOIN ivm.view_catalog c "
+           "USING (view_id) WHERE c.deferred AND $1::oid::regclass = ANY (c.base_relations) AND " +
+           pending_condition("l", "s") + ")";
+}
+
+}  // namespace ivm::change_log

@@ -1,0 +1,54 @@
+// Deferred maintenance's change logs, as SQL text.  A deferred view's base
+// tables do not maintain it: their AFTER STATEMENT triggers append the
+// statement's transition rows to a log of ivm's, one per base table shared
+// by every deferred view reading it, each row tagged with the writing
+// transaction, the command that wrote it and +1 (inserted) or -1
+// (deleted).  ivm.refresh_view applies what a view has not yet consumed.
+#pragma once
+#include "core/no_postgres.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ivm::change_log {
+
+// The log of the base table with this oid: ivm.changes_<oid>.
+std::string table_name(unsigned base_oid);
+std::string relname(unsigned base_oid);  // changes_<oid>, unqualified
+
+// The log's own columns, after the base table's.
+extern const char* const xid_column;      // xid8 of the writing transaction
+extern const char* const command_column;  // its command id when it wrote
+extern const char* const sign_column;     // +1 inserted, -1 deleted
+
+// The log of `base` (qualified), made with the base table's columns.
+std::string create_ddl(const std::string& base, unsigned base_oid);
+
+// The triggers that fill the log, on the base table and each descendant.
+std::vector<std::string> trigger_ddl(const std::string& table);
+std::vector<std::string> trigger_drop(const std::string& table);
+// Whether a trigger name is one of them.
+bool is_trigger_name(const std::string& name);
+
+// True for a log row (alias `log`) that the view whose ivm.deferred_state
+// row is `state` has not consumed: written by a transaction its last apply
+// did not see, or by the apply's own transaction after it read the logs.
+std::string pending_condition(const std::string& log, const std::string& state);
+
+// Appends the rows of the transition table `rows` to the log, with their
+// sign; `columns` are the log's data columns, quoted.
+std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
+                       unsigned command, int sign);
+
+// The rows with `sign` the view has not consumed, each as one value of the
+// base table's row type.
+std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
+                             int sign, int view_id);
+// How many rows the view `$1` has not consumed.
+std::string pending_count_sql(const std::string& log);
+
+// Deletes the rows every deferred view reading `base` ($1, an oid) has
+// consumed.
+std::string prune_sql(const std::string& log);
+
+}  // namespace ivm::change_log

@@ -1,0 +1,380 @@
+#include "pg/deferred.hpp"
+
+#include "core/change_log.hpp"
+#include "core/error.hpp"
+#include "pg/base_triggers.hpp"
+#include "pg/boundary.hpp"
+#include "pg/netting.hpp"
+#include "pg/relations.hpp"
+#include "pg/spi.hpp"
+
+#include <algorithm>
+
+namespace ivm::pg::deferred {
+namespace {
+
+std::vector<Oid> oids_of(const std::vector<spi::Row>& rows) {
+    std::vector<Oid> out;
+    for (const spi::Row& r : rows)
+        if (r[0]) out.push_back(static_cast<Oid>(std::stoul(*r[0])));
+    return out;
+}
+
+// The log of a base table, or InvalidOid.
+Oid log_of(Oid base) {
+    const std::string name = change_log::relname(base);
+    const char* relname = name.c_str();
+    return call([&] { return get_relname_relid(relname, get_namespace_oid("ivm", false)); });
+}
+
+// A relation's columns as "name type [not null]", in order: a log whose
+// data columns differ from its base table's must be made anew.
+std::string column_signature(Oid relid) {
+    return spi::query("SELECT pg_catalog.string_agg(pg_catalog.quote_ident(attname) OPERATOR(pg_catalog.||) ' ' "
+                      "OPERATOR(pg_catalog.||) pg_catalog.format_type(atttypid, atttypmod) OPERATOR(pg_catalog.||) "
+                      "CASE WHEN attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY attnum) "
+                      "FROM pg_catalog.pg_attribute WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped "
+                      "AND attname NOT LIKE 'ivm$%'",
+                      {std::to_string(relid)})[0][0].value_or("");
+}
+
+// The log's data columns (quoted): the base table's, as the log was made.
+std::vector<std::string> data_columns(Oid log) {
+    std::vector<std::string> out;
+    for (const spi::Row& r : spi::query("SELECT pg_catalog.quote_ident(attname) FROM pg_catalog.pg_attribute WHERE "
+                                        "attrelid = $1::oid AND attnum > 0 AND NOT attisdropped AND attname NOT LIKE "
+                                        "'ivm$%' ORDER BY attnum",
+                                        {std::to_string(log)}))
+        out.push_back(*r[0]);
+    return out;
+}
+
+// The base tables of deferred views, each once.
+std::vector<Oid> logged_bases() {
+    if (!catalog::have_deferred()) return {};
+    return oids_of(spi::query("SELECT DISTINCT b::oid FROM ivm.view_catalog, pg_catalog.unnest(base_relations) b "
+                              "WHERE deferred ORDER BY 1"));
+}
+
+// The base tables that have a log.
+std::vector<Oid> bases_with_logs() {
+    return oids_of(spi::query("SELECT pg_catalog.substr(relname, 9)::oid FROM pg_catalog.pg_class WHERE relnamespace = "
+                              "'ivm'::regnamespace AND relkind = 'r' AND relname ~ '^changes_[0-9]+$' ORDER BY 1"));
+}
+
+// The log is ivm's (made and read as the owner of its catalog) and a member
+// of the extension: not dumped, its rows meaningless in another cluster.
+void make_log(Oid base) {
+    const std::string ddl = change_log::create_ddl(qualified_name(base), base);
+    const std::string log = change_log::table_name(base);
+    catalog::as_owner([&] {
+        spi::execute(ddl);
+        spi::execute("ALTER EXTENSION ivm ADD TABLE " + log);
+    });
+}
+
+void drop_log(Oid base) {
+    const std::string log = change_log::table_name(base);
+    catalog::as_owner([&] {
+        spi::execute("ALTER EXTENSION ivm DROP TABLE " + log);
+        spi::execute("DROP TABLE " + log);
+    });
+}
+
+// The deferred views reading `base` (InvalidOid: all of them) recompute
+// at their next apply.
+void mark_recompute(Oid base) {
+    catalog::as_owner([&] {
+        spi::execute("UPDATE ivm.deferred_state SET rebuild = true WHERE view_id IN (SELECT view_id FROM "
+                     "ivm.view_catalog WHERE deferred AND ($1::oid = 0 OR $1::oid::regclass = ANY (base_relations)))",
+                     {std::to_string(base)});
+    });
+}
+
+// A snapshot as pg_snapshot's text, its 32-bit xids made full against the
+// next xid (as pg_current_snapshot() does).
+std::string snapshot_text(Snapshot snapshot) {
+    const FullTransactionId next = call([] { return ReadNextFullTransactionId(); });
+    auto full = [&](TransactionId xid) {
+        uint64 epoch = EpochFromFullTransactionId(next);
+        if (xid > XidFromFullTransactionId(next)) --epoch;  // from before the last wraparound
+        return (epoch << 32) | xid;
+    };
+    std::vector<uint64> running;
+    for (uint32 i = 0; i < snapshot->xcnt; ++i) running.push_back(full(snapshot->xip[i]));
+    std::sort(running.begin(), running.end());
+    running.erase(std::unique(running.begin(), running.end()), running.end());
+    std::string text = std::to_string(full(snapshot->xmin)) + ":" + std::to_string(full(snapshot->xmax)) + ":";
+    for (std::size_t i = 0; i < running.size(); ++i) text += (i ? "," : "") + std::to_string(running[i]);
+    return text;
+}
+
+// The view has consumed every log row that `snapshot` sees, and those this
+// transaction wrote before command `read_at`.
+void record_consumed(int32 view_id, Snapshot snapshot, CommandId read_at) {
+    const std::string applied = snapshot_text(snapshot);
+    const FullTransactionId own = call([] { return GetTopFullTransactionIdIfAny(); });
+    const spi::Value own_xid =
+        FullTransactionIdIsValid(own) ? spi::Value(std::to_string(U64FromFullTransactionId(own))) : std::nullopt;
+    catalog::as_owner([&] {
+        spi::execute("INSERT INTO ivm.deferred_state (view_id, applied, own_xid, own_command, rebuild) VALUES "
+                     "($1::integer, $2::pg_catalog.pg_snapshot, $3::pg_catalog.xid8, $4::bigint, false) "
+                     "ON CONFLICT (view_id) DO UPDATE SET applied = EXCLUDED.applied, own_xid = EXCLUDED.own_xid, "
+                     "own_command = EXCLUDED.own_command, rebuild = false",
+                     {std::to_string(view_id), applied, own_xid, std::to_string(read_at)});
+    });
+}
+
+// The view's base tables and their descendants, each once.
+std::vector<Oid> tables_of(const std::vector<Oid>& bases) {
+    std::vector<Oid> out;
+    for (Oid b : bases)
+        for (Oid t : with_descendants(b))
+            if (!contains(out, t)) out.push_back(t);
+    return out;
+}
+
+}  // namespace
+
+void sync_logs(bool install) {
+    const std::vector<Oid> wanted = logged_bases();
+    const std::vector<Oid> present = bases_with_logs();
+    for (Oid b : wanted)
+        if (!contains(present, b)) make_log(b);
+    for (Oid b : present)
+        if (!contains(wanted, b)) drop_log(b);
+    // The log triggers: on every table whose statements change a logged
+    // base table's rows.  A table with rows that joins (a partition
+    // attached) or leaves changes a base table without a logged row: the
+    // deferred views recompute.
+    const std::vector<Oid> triggered =
+        oids_of(spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = 'ivm_log_insert' ORDER BY 1"));
+    std::vector<Oid> installed;
+    for (Oid b : wanted)
+        if (install || contains(triggered, b)) installed.push_back(b);
+    const std::vector<Oid> tables = tables_of(installed);
+    bool rows_moved = false;
+    for (Oid t : tables) {
+        if (contains(triggered, t)) continue;
+        execute_as_owner_of(t, change_log::trigger_ddl(qualified_name(t)));
+        rows_moved |= !contains(wanted, t) && holds_rows(t);
+    }
+    for (Oid t : triggered) {
+        if (contains(tables, t)) continue;
+        execute_as_owner_of(t, change_log::trigger_drop(qualified_name(t)));
+        rows_moved |= holds_rows(t);
+    }
+    if (rows_moved) mark_recompute(InvalidOid);
+}
+
+void follow_ddl(const std::vector<Oid>& tables) {
+    if (!catalog::have_deferred()) return;
+    for (Oid base : bases_with_logs()) {
+        if (!contains(tables, base)) continue;
+        const Oid log = log_of(base);
+        if (column_signature(log) == column_signature(base)) continue;
+        drop_log(base);
+        make_log(base);
+        mark_recompute(base);
+    }
+    sync_logs();
+}
+
+void follow_drop() {
+    mark_recompute(InvalidOid);
+    sync_logs();
+}
+
+void refuse_unless_deferrable(const AnalyzedView& analyzed) {
+    if (!catalog::have_deferred())
+        throw Error(sqlstate::object_not_in_prerequisite_state,
+                    "ivm's objects in this database are older than version 0.4, which brought deferred views", {},
+                    "Run ALTER EXTENSION ivm UPDATE.");
+    if (analyzed.recursion())
+        throw unsupported("deferred maintenance of recursive views",
+                          "A recursive view is maintained by the statements that change its base tables.");
+}
+
+void make_deferred(const catalog::Entry& entry, const AnalyzedView& analyzed) {
+    refuse_unless_deferrable(analyzed);
+    sync_base_triggers(entry.view_id, nullptr);  // dropping them waits for the writers under way
+    catalog::set_deferred(entry.view_id, true);
+    sync_logs(true);
+    // No apply may prune a log while this view starts reading it; writers
+    // of its base tables wait (for the trigger drop) until this commits.
+    for (Oid b : analyzed.base_oids) {
+        const Oid log = log_of(b);
+        call([&] { LockRelationOid(log, ShareLock); });
+    }
+    // It holds every change committed so far, its triggers having
+    // maintained it: consumed, also those its snapshot does not see.
+    record_consumed(entry.view_id, call([] { return GetLatestSnapshot(); }),
+                    call([] { return GetCurrentCommandId(false); }));
+    forget_runtime(entry.view_id);
+}
+
+void make_immediate(ViewRuntime& view) {
+    if (call([] { return IsolationUsesXactSnapshot(); }))
+        throw Error(sqlstate::feature_not_supported,
+                    "a deferred view can be made immediate only in a READ COMMITTED transaction", {},
+                    "Its logged changes must be applied as committed when its triggers are back, which a "
+                    "REPEATABLE READ or SERIALIZABLE snapshot may not see.");
+    const int32 id = view.entry.view_id;
+    catalog::set_deferred(id, false);
+    sync_base_triggers(id, &view.analyzed);  // waits for the writers under way; later ones wait for this
+    apply(view, false);
+    catalog::as_owner([&] {
+        spi::execute("DELETE FROM ivm.deferred_state WHERE view_id = $1::integer", {std::to_string(id)});
+    });
+    sync_logs(true);
+    forget_runtime(id);
+}
+
+MaintenanceResult apply(ViewRuntime& view, bool recompute) {
+    const int32 id = view.entry.view_id;
+    const std::vector<Oid>& bases = view.analyzed.base_oids;
+    // Writers of the base tables wait while the view takes in their logs:
+    // the logs and the tables read stay one state, also at READ COMMITTED
+    // where each statement has its own snapshot, and a TRUNCATE, which
+    // marks the view, comes before or after (taken before the view's row
+    // below, this order cannot deadlock with one).
+    const std::vector<Oid> tables = tables_of(bases);
+    call([&] {
+        for (Oid t : tables) LockRelationOid(t, ShareLock);
+    });
+    std::vector<spi::Row> state;
+    catalog::as_owner([&] {
+        state = spi::query("SELECT rebuild FROM ivm.deferred_state WHERE view_id = $1::integer FOR UPDATE",
+                           {std::to_string(id)});
+    });
+    recompute = recompute || state.empty() || state[0][0] == std::string("t");
+    const CommandId read_at = call([] { return GetCurrentCommandId(false); });
+    MaintenanceResult result;
+    if (recompute) {
+        result = refresh(view);
+    } else {
+        MemoryContext memory = call([] {
+            return AllocSetContextCreate(CurrentMemoryContext, "ivm deferred apply", ALLOCSET_DEFAULT_SIZES);
+        });
+        std::vector<BaseChange> changes(bases.size());
+        for (std::size_t b = 0; b < bases.size(); ++b) {
+            const Oid log = log_of(bases[b]);
+            if (log == InvalidOid)
+                throw Error(sqlstate::internal_error, "no change log for base table " + qualified_name(bases[b]));
+            const std::vector<std::string> columns = data_columns(log);
+            const std::string logged = change_log::table_name(bases[b]);
+            const std::string type = qualified_name(bases[b]);
+            const std::string inserted_sql = change_log::pending_rows_sql(logged, type, columns, 1, id);
+            const std::string deleted_sql = change_log::pending_rows_sql(logged, type, columns, -1, id);
+            Tuplestorestate* inserted = nullptr;
+            Tuplestorestate* deleted = nullptr;
+            catalog::as_owner([&] {
+                const char* in = inserted_sql.c_str();
+                const char* out = deleted_sql.c_str();
+                call([&] {
+                    inserted = composite_rows(in, memory);
+                    deleted = composite_rows(out, memory);
+                });
+            });
+            if (rows_in(inserted) + rows_in(deleted) == 0) continue;
+            const NetRows net = net_rows(bases[b], inserted, deleted, memory);
+            changes[b] = {net.inserted, net.deleted};
+        }
+        const bool changed = std::any_of(changes.begin(), changes.end(), [](const BaseChange& c) {
+            return c.new_rows != nullptr || c.old_rows != nullptr;
+        });
+        if (changed) result = apply_changes(view, changes);
+        call([&] { MemoryContextDelete(memory); });
+    }
+    const bool read_committed = !call([] { return IsolationUsesXactSnapshot(); });
+    // At READ COMMITTED the base tables' writers wait: what is committed now
+    // is what the statements above read.
+    record_consumed(id, call([&] { return read_committed ? GetLatestSnapshot() : GetTransactionSnapshot(); }), read_at);
+    // Rows every deferred view has consumed go.  Only at READ COMMITTED:
+    // a view made deferred after an older snapshot was taken may need rows
+    // that snapshot sees consumed by all the views it knows.
+    if (read_committed)
+        for (Oid b : bases) {
+            const Oid log = log_of(b);
+            const std::string sql = change_log::prune_sql(change_log::table_name(b));
+            call([&] { LockRelationOid(log, RowExclusiveLock); });  // after make_deferred's, before the snapshot
+            catalog::as_owner([&] { spi::execute(sql, {std::to_string(b)}); });
+        }
+    return result;
+}
+
+std::optional<int64> pending_changes(int32 view_id) {
+    std::optional<catalog::Entry> entry = catalog::find_by_id(view_id);
+    if (!entry || !entry->deferred) return std::nullopt;
+    int64 pending = 0;
+    for (Oid b : entry->bases) {
+        if (log_of(b) == InvalidOid) continue;
+        const std::string sql = change_log::pending_count_sql(change_log::table_name(b));
+        catalog::as_owner([&] { pending += spi::query_int(sql, {std::to_string(view_id)}); });
+    }
+    return pending;
+}
+
+bool will_recompute(int32 view_id) {
+    std::vector<spi::Row> state;
+    catalog::as_owner([&] {
+        state = spi::query("SELECT rebuild FROM ivm.deferred_state WHERE view_id = $1::integer", {std::to_string(view_id)});
+    });
+    return state.empty() || state[0][0] == std::string("t");
+}
+
+}  // namespace ivm::pg::deferred
+
+using namespace ivm::pg;
+
+// The log triggers: the statement's transition rows appended to the log of
+// the base table (the table itself, or the ancestor it belongs to), as the
+// owner of ivm's catalog (users cannot write the logs themselves).
+IVM_SQL_FUNCTION(ivm_log_change) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        throw ivm::Error("39P01", "ivm trigger functions can only be called as triggers");
+    TriggerData* data = reinterpret_cast<TriggerData*>(fcinfo->context);
+    const Oid relid = RelationGetRelid(data->tg_relation);
+    spi::connect();
+    Oid base = InvalidOid;
+    for (const spi::Row& row : spi::query(
+             "WITH RECURSIVE up(relid, depth) AS (SELECT $1::oid, 0 UNION ALL SELECT i.inhparent, up.depth + 1 "
+             "FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid) "
+             "SELECT relid FROM up WHERE pg_catalog.to_regclass('ivm.changes_' || relid) IS NOT NULL ORDER BY depth LIMIT 1",
+             {std::to_string(relid)}))
+        base = static_cast<Oid>(std::stoul(*row[0]));
+    // No log: between a restore's triggers and the first sync of its logs,
+    // when no deferred view has consumed anything yet.
+    if (base == InvalidOid) {
+        spi::finish();
+        return PointerGetDatum(nullptr);
+    }
+    const std::string log = ivm::change_log::table_name(base);
+    if (TRIGGER_FIRED_BY_TRUNCATE(data->tg_event)) {
+        deferred::mark_recompute(base);
+        spi::finish();
+        return PointerGetDatum(nullptr);
+    }
+    const unsigned command = call([] { return GetActiveSnapshot()->curcid; });
+    const std::vector<std::string> columns = deferred::data_columns(deferred::log_of(base));
+    call([&] { SPI_register_trigger_data(data); });
+    std::vector<std::string> statements;
+    if (data->tg_newtable != nullptr)
+        statements.push_back(ivm::change_log::append_sql(log, columns, "ivm_new", command, 1));
+    if (data->tg_oldtable != nullptr)
+        statements.push_back(ivm::change_log::append_sql(log, columns, "ivm_old", command, -1));
+    catalog::as_owner([&] {
+        for (const std::string& sql : statements) spi::execute(sql);
+    }, true);
+    spi::finish();
+    return PointerGetDatum(nullptr);
+}
+
+IVM_SQL_FUNCTION(ivm_pending_changes) {
+    const int32 view_id = PG_GETARG_INT32(0);
+    spi::connect();
+    const std::optional<int64> pending = deferred::pending_changes(view_id);
+    spi::finish();
+    if (!pending) PG_RETURN_NULL();
+    PG_RETURN_INT64(*pending);
+}
