@@ -69,10 +69,10 @@ std::string pending_condition(const std::string& log, const std::string& state) 
 }
 
 std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
-                       unsigned command, int sign) {
+                       int sign) {
     return "INSERT INTO " + log + " (" + column_list(columns) + ", " + xid_column + ", " + command_column + ", " +
-           sign_column + ") SELECT " + column_list(columns) + ", pg_catalog.pg_current_xact_id(), " +
-           std::to_string(command) + ", " + std::to_string(sign) + " FROM " + rows;
+           sign_column + ") SELECT " + column_list(columns) + ", pg_catalog.pg_current_xact_id(), $1, " +
+           std::to_string(sign) + " FROM " + rows;
 }
 
 std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,

@@ -36,9 +36,10 @@ bool is_trigger_name(const std::string& name);
 std::string pending_condition(const std::string& log, const std::string& state);
 
 // Appends the rows of the transition table `rows` to the log, with their
-// sign; `columns` are the log's data columns, quoted.
+// sign and the writing command's id ($1); `columns` are the log's data
+// columns, quoted.
 std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
-                       unsigned command, int sign);
+                       int sign);
 
 // The rows with `sign` the view has not consumed, each as one value of the
 // base table's row type.

@@ -9,6 +9,7 @@
 #include "pg/spi.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace ivm::pg::deferred {
 namespace {
@@ -134,6 +135,22 @@ std::vector<Oid> tables_of(const std::vector<Oid>& bases) {
     return out;
 }
 
+// Takes `mode` on every table, never holding some while waiting for
+// another: a writer that changes two of them in either order would
+// otherwise deadlock with the apply.  Where one is taken, the others are
+// let go, the holder waited for, and all tried again.  Raw PostgreSQL
+// calls: run it inside call().
+void lock_all(const std::vector<Oid>& tables, LOCKMODE mode) {
+    for (;;) {
+        std::size_t got = 0;
+        while (got < tables.size() && ConditionalLockRelationOid(tables[got], mode)) ++got;
+        if (got == tables.size()) return;
+        for (std::size_t i = 0; i < got; ++i) UnlockRelationOid(tables[i], mode);
+        LockRelationOid(tables[got], mode);
+        UnlockRelationOid(tables[got], mode);
+    }
+}
+
 }  // namespace
 
 void sync_logs(bool install) {
@@ -239,9 +256,7 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
     // marks the view, comes before or after (taken before the view's row
     // below, this order cannot deadlock with one).
     const std::vector<Oid> tables = tables_of(bases);
-    call([&] {
-        for (Oid t : tables) LockRelationOid(t, ShareLock);
-    });
+    call([&] { lock_all(tables, ShareLock); });
     std::vector<spi::Row> state;
     catalog::as_owner([&] {
         state = spi::query("SELECT rebuild FROM ivm.deferred_state WHERE view_id = $1::integer FOR UPDATE",
@@ -327,6 +342,75 @@ bool will_recompute(int32 view_id) {
 
 using namespace ivm::pg;
 
+namespace ivm::pg::deferred {
+namespace {
+
+// What a log trigger on one table needs, kept per backend: a one-row write
+// must not pay for finding the log and planning the appends.  A relcache
+// invalidation of the table or its log marks it stale; it is made anew
+// at its next use (not in the callback: the plan may be running).
+struct LogWriter {
+    Oid base = InvalidOid;  // the table, or the ancestor whose log it writes; InvalidOid: none
+    Oid log = InvalidOid;
+    SPIPlanPtr append_new = nullptr;  // (ivm_new, +1), the command id as $1
+    SPIPlanPtr append_old = nullptr;  // (ivm_old, -1)
+    bool found = false;  // base and log looked up
+    bool stale = false;
+};
+std::unordered_map<Oid, LogWriter> log_writers;
+
+SPIPlanPtr kept_append(const std::string& log, const std::vector<std::string>& columns, const char* rows, int sign) {
+    const std::string sql = change_log::append_sql(log, columns, rows, sign);
+    const char* text = sql.c_str();
+    return call([&] {
+        Oid types[1] = {INT8OID};
+        SPIPlanPtr plan = spi::prepare(text, 1, types);
+        SPI_keepplan(plan);
+        return plan;
+    });
+}
+
+// The writer for a trigger on `relid`, its plans prepared against the
+// trigger's transition tables (registered by the caller).
+const LogWriter& log_writer(Oid relid, TriggerData* data) {
+    LogWriter& writer = log_writers[relid];
+    if (writer.stale || !writer.found) {
+        for (SPIPlanPtr plan : {writer.append_new, writer.append_old})
+            if (plan != nullptr) call([&] { SPI_freeplan(plan); });
+        writer = LogWriter{};
+        for (const spi::Row& row : spi::query(
+                 "WITH RECURSIVE up(relid, depth) AS (SELECT $1::oid, 0 UNION ALL SELECT i.inhparent, up.depth + 1 "
+                 "FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid) SELECT relid FROM up "
+                 "WHERE pg_catalog.to_regclass('ivm.changes_' OPERATOR(pg_catalog.||) relid) IS NOT NULL "
+                 "ORDER BY depth LIMIT 1",
+                 {std::to_string(relid)}))
+            writer.base = static_cast<Oid>(std::stoul(*row[0]));
+        if (writer.base != InvalidOid) writer.log = log_of(writer.base);
+        writer.found = true;
+    }
+    if (writer.base == InvalidOid) return writer;
+    const bool need_new = data->tg_newtable != nullptr && writer.append_new == nullptr;
+    const bool need_old = data->tg_oldtable != nullptr && writer.append_old == nullptr;
+    if (need_new || need_old) {
+        const std::vector<std::string> columns = data_columns(writer.log);
+        const std::string log = change_log::table_name(writer.base);
+        if (need_new) writer.append_new = kept_append(log, columns, "ivm_new", 1);
+        if (need_old) writer.append_old = kept_append(log, columns, "ivm_old", -1);
+    }
+    return writer;
+}
+
+}  // namespace
+
+void forget_log_writers(Oid relid) {
+    for (auto& [table, writer] : log_writers)
+        if (relid == InvalidOid || table == relid || writer.base == relid || writer.log == relid) writer.stale = true;
+}
+
+}  // namespace ivm::pg::deferred
+
+using namespace ivm::pg;
+
 // The log triggers: the statement's transition rows appended to the log of
 // the base table (the table itself, or the ancestor it belongs to), as the
 // owner of ivm's catalog (users cannot write the logs themselves).
@@ -336,35 +420,30 @@ IVM_SQL_FUNCTION(ivm_log_change) {
     TriggerData* data = reinterpret_cast<TriggerData*>(fcinfo->context);
     const Oid relid = RelationGetRelid(data->tg_relation);
     spi::connect();
-    Oid base = InvalidOid;
-    for (const spi::Row& row : spi::query(
-             "WITH RECURSIVE up(relid, depth) AS (SELECT $1::oid, 0 UNION ALL SELECT i.inhparent, up.depth + 1 "
-             "FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid) "
-             "SELECT relid FROM up WHERE pg_catalog.to_regclass('ivm.changes_' || relid) IS NOT NULL ORDER BY depth LIMIT 1",
-             {std::to_string(relid)}))
-        base = static_cast<Oid>(std::stoul(*row[0]));
+    call([&] { SPI_register_trigger_data(data); });
+    const deferred::LogWriter& writer = deferred::log_writer(relid, data);
     // No log: between a restore's triggers and the first sync of its logs,
     // when no deferred view has consumed anything yet.
-    if (base == InvalidOid) {
+    if (writer.base == InvalidOid) {
         spi::finish();
         return PointerGetDatum(nullptr);
     }
-    const std::string log = ivm::change_log::table_name(base);
     if (TRIGGER_FIRED_BY_TRUNCATE(data->tg_event)) {
-        deferred::mark_recompute(base);
+        deferred::mark_recompute(writer.base);
         spi::finish();
         return PointerGetDatum(nullptr);
     }
-    const unsigned command = call([] { return GetActiveSnapshot()->curcid; });
-    const std::vector<std::string> columns = deferred::data_columns(deferred::log_of(base));
-    call([&] { SPI_register_trigger_data(data); });
-    std::vector<std::string> statements;
-    if (data->tg_newtable != nullptr)
-        statements.push_back(ivm::change_log::append_sql(log, columns, "ivm_new", command, 1));
-    if (data->tg_oldtable != nullptr)
-        statements.push_back(ivm::change_log::append_sql(log, columns, "ivm_old", command, -1));
+    const deferred::LogWriter copy = writer;  // (what a relcache invalidation marks stale meanwhile is kept)
     catalog::as_owner([&] {
-        for (const std::string& sql : statements) spi::execute(sql);
+        call([&] {
+            Datum command[1] = {Int64GetDatum(GetActiveSnapshot()->curcid)};
+            for (SPIPlanPtr plan : {data->tg_newtable != nullptr ? copy.append_new : nullptr,
+                                    data->tg_oldtable != nullptr ? copy.append_old : nullptr}) {
+                if (plan == nullptr) continue;
+                const int rc = SPI_execute_plan(plan, command, nullptr, false, 0);
+                if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+            }
+        });
     }, true);
     spi::finish();
     return PointerGetDatum(nullptr);

@@ -47,6 +47,9 @@ void follow_drop();
 // How many logged change rows a deferred view has yet to apply (nullopt:
 // not deferred).  Needs SPI.
 std::optional<int64> pending_changes(int32 view_id);
+// Marks the log triggers' kept plans that involve the relation stale
+// (InvalidOid: all); no PostgreSQL call (a relcache callback).
+void forget_log_writers(Oid relid);
 // Whether the next apply of a deferred view recomputes it.  Needs SPI.
 bool will_recompute(int32 view_id);
 

@@ -1,4 +1,5 @@
 // Module load: the callbacks that keep backend-local state honest.
+#include "pg/deferred.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/ddl_events.hpp"
@@ -41,7 +42,10 @@ void on_subxact(SubXactEvent event, SubTransactionId mine, SubTransactionId, voi
     ivm::pg::catalog::forget_marks();
 }
 
-void on_relcache(Datum, Oid relid) { ivm::pg::invalidate_runtimes(relid); }
+void on_relcache(Datum, Oid relid) {
+    ivm::pg::invalidate_runtimes(relid);
+    ivm::pg::deferred::forget_log_writers(relid);
+}
 
 }  // namespace
 

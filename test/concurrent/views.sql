@@ -14,3 +14,7 @@ SELECT ivm.create_view('c_outer', 'SELECT s.c, r.a FROM s LEFT JOIN r ON r.b = s
 SELECT ivm.create_view('c_unmatched', 'SELECT c FROM s WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.b = s.c)');
 SELECT ivm.create_view('c_distinct', 'SELECT DISTINCT b FROM r EXCEPT SELECT d FROM s');
 SELECT ivm.create_view('c_closure', 'WITH RECURSIVE t(x, y) AS (SELECT src, dst FROM g UNION SELECT t.x, g.dst FROM t JOIN g ON t.y = g.src) SELECT x, y FROM t');
+-- Deferred: the writers only log; an apply now and then races them (writes.pgbench).
+SELECT ivm.create_view('c_join_later', 'SELECT r.a, s.d FROM r JOIN s ON r.b = s.c', deferred => true);
+SELECT ivm.create_view('c_sums_later', 'SELECT s.d, count(*) AS n, sum(r.a) AS total FROM r JOIN s ON r.b = s.c GROUP BY s.d', deferred => true);
+SELECT ivm.create_view('c_outer_later', 'SELECT s.c, r.a FROM s LEFT JOIN r ON r.b = s.c', deferred => true);

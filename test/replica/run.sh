@@ -40,6 +40,9 @@ on_standby() { PGHOST=$work PGPORT=$standby_port "$@"; }
 # Writes on the primary, then wait until the standby has replayed them.
 "$bindir/pgbench" -n -c 2 -T 3 --max-tries=50 --random-seed=11 -f "$writes" $db >/dev/null 2>&1 \
     || fail "the writers failed"
+# The deferred views applied on the primary: the standby replays that too.
+"${psql[@]}" -d $db -At -c "SELECT ivm.refresh_view(name::text) FROM ivm.views WHERE deferred" >/dev/null \
+    || fail "applying the deferred views failed"
 lsn=$("${psql[@]}" -d $db -At -c "SELECT pg_current_wal_lsn()")
 for _ in $(seq 300); do
     replayed=$(on_standby "${psql[@]}" -d $db -At -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn" 2>/dev/null || true)
