@@ -55,12 +55,6 @@ std::vector<std::string> trigger_drop(const std::string& table) {
     return ddl;
 }
 
-bool is_trigger_name(const std::string& name) {
-    for (const LogTrigger& t : log_triggers)
-        if (name == t.name) return true;
-    return false;
-}
-
 std::string pending_condition(const std::string& log, const std::string& state) {
     const std::string xid = log + "." + xid_column;
     return "NOT CASE WHEN " + xid + " OPERATOR(pg_catalog.=) " + state + ".own_xid THEN " + log + "." + command_column +

@@ -27,8 +27,6 @@ std::string create_ddl(const std::string& base, unsigned base_oid);
 // The triggers that fill the log, on the base table and each descendant.
 std::vector<std::string> trigger_ddl(const std::string& table);
 std::vector<std::string> trigger_drop(const std::string& table);
-// Whether a trigger name is one of them.
-bool is_trigger_name(const std::string& name);
 
 // True for a log row (alias `log`) that the view whose ivm.deferred_state
 // row is `state` has not consumed: written by a transaction its last apply

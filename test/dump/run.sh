@@ -14,7 +14,7 @@ export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
 # Every view's rows, sorted, and the catalog as users see it.
 contents() {
     "${psql[@]}" -d "$1" -At <<'SQL'
-SELECT name, algorithm, populated, base_relations FROM ivm.views ORDER BY name::text;
+SELECT name, algorithm, populated, base_relations, deferred FROM ivm.views ORDER BY name::text;
 DO $$
 DECLARE v record; rows text;
 BEGIN
@@ -31,7 +31,7 @@ fail() { echo "dump and restore: $*"; exit 1; }
 for db in ivm_dump_source ivm_dump_custom ivm_dump_plain; do
     "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 done
-"${psql[@]}" -d ivm_dump_source -c "CREATE EXTENSION ivm" -f "$here/views.sql" >/dev/null
+"${psql[@]}" -d ivm_dump_source -c "CREATE EXTENSION ivm" -f "$here/views.sql" -f "$here/deferred.sql" >/dev/null
 "$bindir/pg_dump" -d ivm_dump_source -Fc -f "$work/source.dump"
 "$bindir/pg_dump" -d ivm_dump_source -f "$work/source.sql"
 "$bindir/pg_restore" --exit-on-error -d ivm_dump_custom "$work/source.dump"

@@ -1,0 +1,50 @@
+#include "core/change_log.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cl = ivm::change_log;
+
+TEST(ChangeLog, OneLogPerBaseTableNamedByItsOid) {
+    EXPECT_EQ(cl::table_name(16384), "ivm.changes_16384");
+    const std::string ddl = cl::create_ddl("public.r", 16384);
+    EXPECT_EQ(ddl.rfind("CREATE TABLE ivm.changes_16384 (LIKE public.r, ", 0), 0u);
+    EXPECT_NE(ddl.find("\"ivm$xid\" pg_catalog.xid8 NOT NULL"), std::string::npos);
+    EXPECT_NE(ddl.find("\"ivm$sign\" smallint NOT NULL"), std::string::npos);
+}
+
+TEST(ChangeLog, TriggersPerEventWithTheirTransitionTables) {
+    const auto ddl = cl::trigger_ddl("public.r");
+    ASSERT_EQ(ddl.size(), 4u);
+    EXPECT_NE(ddl[1].find("AFTER UPDATE ON public.r REFERENCING OLD TABLE AS ivm_old NEW TABLE AS ivm_new FOR EACH "
+                          "STATEMENT EXECUTE FUNCTION ivm.log_change()"),
+              std::string::npos);
+    EXPECT_EQ(ddl[3].find("REFERENCING"), std::string::npos);  // TRUNCATE has no transition tables
+    const auto drops = cl::trigger_drop("public.r");
+    ASSERT_EQ(drops.size(), ddl.size());
+    EXPECT_EQ(drops[0], "DROP TRIGGER IF EXISTS ivm_log_insert ON public.r");
+}
+
+TEST(ChangeLog, AppendsTagRowsWithTransactionCommandAndSign) {
+    const std::string sql = cl::append_sql("ivm.changes_1", {"a", "\"B\""}, "ivm_old", -1);
+    EXPECT_EQ(sql, "INSERT INTO ivm.changes_1 (a, \"B\", \"ivm$xid\", \"ivm$command\", \"ivm$sign\") SELECT a, \"B\", "
+                   "pg_catalog.pg_current_xact_id(), $1, -1 FROM ivm_old");
+}
+
+TEST(ChangeLog, PendingRowsAreThoseTheLastApplyDidNotSee) {
+    const std::string pending = cl::pending_condition("l", "s");
+    // its own transaction's rows by command id, others' by the snapshot
+    EXPECT_NE(pending.find("WHEN l.\"ivm$xid\" OPERATOR(pg_catalog.=) s.own_xid THEN l.\"ivm$command\" "
+                           "OPERATOR(pg_catalog.<) s.own_command"),
+              std::string::npos);
+    EXPECT_NE(pending.find("pg_catalog.pg_visible_in_snapshot(l.\"ivm$xid\", s.applied)"), std::string::npos);
+    EXPECT_EQ(pending.rfind("NOT CASE", 0), 0u);
+    const std::string rows = cl::pending_rows_sql("ivm.changes_1", "public.r", {"a", "b"}, 1, 7);
+    EXPECT_NE(rows.find("SELECT ROW(l.a, l.b)::public.r FROM ivm.changes_1 l, ivm.deferred_state s"), std::string::npos);
+    EXPECT_NE(rows.find("s.view_id OPERATOR(pg_catalog.=) 7"), std::string::npos);
+    EXPECT_NE(rows.find(pending), std::string::npos);
+    // pruned: rows no deferred view reading the base has pending
+    const std::string prune = cl::prune_sql("ivm.changes_1");
+    EXPECT_NE(prune.find("NOT EXISTS"), std::string::npos);
+    EXPECT_NE(prune.find("c.deferred"), std::string::npos);
+    EXPECT_NE(prune.find(pending), std::string::npos);
+}
