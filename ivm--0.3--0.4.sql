@@ -34,6 +34,12 @@ COMMENT ON FUNCTION ivm.pending_changes(integer) IS
 
 CREATE FUNCTION ivm.log_change() RETURNS trigger
     AS 'MODULE_PATHNAME', 'ivm_log_change' LANGUAGE C;
+-- (a logical replication apply worker: its rows logged, the deferred views
+-- applied at its commit)
+CREATE FUNCTION ivm.log_row_change() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'ivm_log_row_change' LANGUAGE C;
+CREATE FUNCTION ivm.apply_replicated() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'ivm_apply_replicated' LANGUAGE C;
 
 DROP FUNCTION ivm.create_view(text, text);
 CREATE FUNCTION ivm.create_view(name text, query text, deferred boolean DEFAULT false) RETURNS bigint

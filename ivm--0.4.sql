@@ -72,6 +72,12 @@ COMMENT ON FUNCTION ivm.pending_changes(integer) IS
 
 CREATE FUNCTION ivm.log_change() RETURNS trigger
     AS 'MODULE_PATHNAME', 'ivm_log_change' LANGUAGE C;
+-- (a logical replication apply worker: its rows logged, the deferred views
+-- applied at its commit)
+CREATE FUNCTION ivm.log_row_change() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'ivm_log_row_change' LANGUAGE C;
+CREATE FUNCTION ivm.apply_replicated() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'ivm_apply_replicated' LANGUAGE C;
 
 CREATE VIEW ivm.views AS
 SELECT c.view_name      AS name,

@@ -9,6 +9,8 @@
 #                        arguments after "bench" go to it)
 #   ./run.sh bench-concurrency   the concurrency benchmark (bench/concurrency.sh),
 #                        on a cluster with fsync on
+#   ./run.sh bench-deferred      deferred views: apply against REFRESH
+#                        (bench/deferred.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -170,8 +172,8 @@ command=${1:-}
 case "$command" in
     demo) require_build; require_cluster ;;
     test | test-long) require_build; require_cluster; require_tests ;;
-    bench | bench-concurrency) require_build; require_cluster; require_bench ;;
-    *) echo "usage: $0 demo|test|test-long|bench [bench options]|bench-concurrency" >&2; exit 2 ;;
+    bench | bench-concurrency | bench-deferred) require_build; require_cluster; require_bench ;;
+    *) echo "usage: $0 demo|test|test-long|bench [bench options]|bench-concurrency|bench-deferred" >&2; exit 2 ;;
 esac
 install_dependencies
 build_and_install
@@ -182,4 +184,5 @@ case "$command" in
     test-long) export IVM_DT_SEEDS=${IVM_DT_SEEDS:-25} IVM_DT_RANDOM_FRESH=1; run_tests ;;
     bench) shift; IVM_BENCH_PGBIN=$bindir "$here/bench/run.sh" "$@" ;;
     bench-concurrency) IVM_BENCH_PGBIN=$bindir "$here/bench/concurrency.sh" ;;
+    bench-deferred) IVM_BENCH_PGBIN=$bindir "$here/bench/deferred.sh" ;;
 esac

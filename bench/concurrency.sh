@@ -13,8 +13,11 @@
 # bid), the same two with ivm.parallel_writers = off (one writer at a time),
 # agg_trigger (the aggregate kept in a plain table by a hand-written row
 # trigger, PostgreSQL's own way: what one-row-per-group updates cost
-# without ivm), and the same two as pg_ivm IMMVs where pg_ivm is installed (loaded per
-# session through session_preload_libraries).  For clients 1, 2, 4, 8, 16:
+# without ivm), join_deferred and agg_deferred (the two views deferred:
+# the writers only log their rows, and one more session applies the view
+# with ivm.refresh_view once a second during the run), and the same two as
+# pg_ivm IMMVs where pg_ivm is installed (loaded per session through
+# session_preload_libraries).  For clients 1, 2, 4, 8, 16:
 # IVM_CONC_ROUNDS (default 5) rounds, each running every configuration in
 # turn for IVM_CONC_SECONDS (default 4) seconds at READ COMMITTED, so that a
 # machine whose speed drifts during the run slows all configurations alike;
@@ -59,7 +62,7 @@ have_pg_ivm=$("${psql[@]}" -d postgres -At -c "SELECT count(*) FROM pg_available
 # join_serial, agg_serial: the same views with ivm.parallel_writers = off,
 # one writer at a time (each holds the storage EXCLUSIVE), as ivm was
 # before writers ran together: the one-client cost of running together.
-configs="none join agg join_serial agg_serial agg_trigger"
+configs="none join agg join_serial agg_serial agg_trigger join_deferred agg_deferred"
 [ "$have_pg_ivm" = 1 ] && configs="$configs pg_ivm_join pg_ivm_agg"
 setup() {  # setup CONFIG: its database, with the view of that configuration
     local db=${DB}_$1
@@ -85,6 +88,10 @@ SQL
             PGOPTIONS="-c session_preload_libraries=pg_ivm" "${psql[@]}" -d "$db" -c "SET client_min_messages = warning" \
                 -c "SELECT pgivm.create_immv('p_view', \$q\$${query[${1#pg_ivm_}]}\$q\$)" >/dev/null
             "${psql[@]}" -d "$db" -c "VACUUM ANALYZE p_view" ;;
+        *_deferred)
+            "${psql[@]}" -d "$db" -c "SET client_min_messages = warning" \
+                -c "SELECT ivm.create_view('v_$1', \$q\$${query[${1%_deferred}]}\$q\$, deferred => true)" >/dev/null
+            "${psql[@]}" -d "$db" -c "VACUUM ANALYZE v_$1__ivm_data" ;;
         *)
             "${psql[@]}" -d "$db" -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('v_$1', \$q\$${query[${1%_serial}]}\$q\$)" >/dev/null
             "${psql[@]}" -d "$db" -c "VACUUM ANALYZE v_$1__ivm_data" ;;
@@ -95,8 +102,14 @@ run() {  # run CONFIG CLIENTS [pgbench options]: prints pgbench's output
     shift 2
     [ "${cfg#pg_ivm_}" != "$cfg" ] && options="-c session_preload_libraries=pg_ivm"
     [ "${cfg%_serial}" != "$cfg" ] && options="-c ivm.parallel_writers=off"
+    local applier=""
+    if [ "${cfg%_deferred}" != "$cfg" ]; then  # the deferred view applied once a second meanwhile
+        (while :; do "${psql[@]}" -d "${DB}_$cfg" -c "SELECT ivm.refresh_view('v_$cfg')" >/dev/null 2>&1; sleep 1; done) &
+        applier=$!
+    fi
     PGOPTIONS="${PGOPTIONS:-} $options" "$PGBIN/pgbench" -n -c "$c" -j "$(( c < 2 ? 1 : 2 ))" -T "$SECONDS_PER_RUN" \
-        -f "$tmp/update.sql" "$@" "${DB}_$cfg" 2>&1
+        -f "$tmp/update.sql" "$@" "${DB}_$cfg" 2>&1 || true
+    if [ -n "$applier" ]; then kill "$applier" 2>/dev/null; wait "$applier" 2>/dev/null || true; fi
 }
 tps() { sed -n 's/^tps = \([0-9.]*\) .*/\1/p'; }
 
@@ -134,22 +147,23 @@ done
 echo "ivm concurrency benchmark: one-row UPDATEs of random accounts (100,000 accounts, 100 branches)," \
      "median of $ROUNDS interleaved runs of ${SECONDS_PER_RUN} s, fsync=$fsync, shared_preload_libraries='$preload'; tps at READ COMMITTED."
 echo
-header="| clients | none tps | ivm join tps | ivm agg tps | join, one at a time | agg, one at a time | agg by a row trigger |"
-rule="|---:|---:|---:|---:|---:|---:|---:|"
+header="| clients | none tps | ivm join tps | ivm agg tps | join, one at a time | agg, one at a time | agg by a row trigger | join deferred | agg deferred |"
+rule="|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 [ "$have_pg_ivm" = 1 ] && header="$header pg_ivm join tps | pg_ivm agg tps |" && rule="$rule---:|---:|"
-echo "$header join/none | agg/none |"
-echo "$rule---:|---:|"
+echo "$header join/none | agg/none | join deferred/none | agg deferred/none |"
+echo "$rule---:|---:|---:|---:|"
 for c in $CLIENTS; do
     n=${result[none,$c]} j=${result[join,$c]} a=${result[agg,$c]} js=${result[join_serial,$c]} as=${result[agg_serial,$c]}
-    at=${result[agg_trigger,$c]}
+    at=${result[agg_trigger,$c]} jd=${result[join_deferred,$c]} ad=${result[agg_deferred,$c]}
     extra=""
     [ "$have_pg_ivm" = 1 ] && extra=$(printf ' %.0f | %.0f |' "${result[pg_ivm_join,$c]}" "${result[pg_ivm_agg,$c]}")
-    awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" -v js="$js" -v as="$as" -v at="$at" -v extra="$extra" \
-        'BEGIN { printf "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |%s %.2f | %.2f |\n", c, n, j, a, js, as, at, extra, n ? j / n : 0, n ? a / n : 0 }'
+    awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" -v js="$js" -v as="$as" -v at="$at" -v jd="$jd" -v ad="$ad" -v extra="$extra" \
+        'BEGIN { printf "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |%s %.2f | %.2f | %.2f | %.2f |\n", c, n, j, a, js, as, at, jd, ad, extra, n ? j / n : 0, n ? a / n : 0, n ? jd / n : 0, n ? ad / n : 0 }'
 done
 echo
 pg_ivm_serial=""
 [ "$have_pg_ivm" = 1 ] && pg_ivm_serial=", pg_ivm join ${serial[pg_ivm_join]}, pg_ivm agg ${serial[pg_ivm_agg]}"
 echo "REPEATABLE READ, 8 clients, no retries: transactions failed with 40001: none ${serial[none]}," \
      "ivm join ${serial[join]}, ivm agg ${serial[agg]}, one at a time: join ${serial[join_serial]}," \
-     "agg ${serial[agg_serial]}, agg by a row trigger ${serial[agg_trigger]}${pg_ivm_serial}."
+     "agg ${serial[agg_serial]}, agg by a row trigger ${serial[agg_trigger]}, deferred: join ${serial[join_deferred]}," \
+     "agg ${serial[agg_deferred]}${pg_ivm_serial}."

@@ -23,8 +23,9 @@ CREATE FUNCTION d_check() RETURNS TABLE (view_name text, extra bigint, missing b
                        (SELECT count(*) FROM (SELECT * FROM d_groups__ivm_query EXCEPT ALL SELECT * FROM d_groups) x)
 $$;
 SELECT name, deferred, pending_changes FROM ivm.views WHERE name::text LIKE 'd\_%' ORDER BY name::text;
--- The base tables carry the logs' triggers, not the views'.
-SELECT tgrelid::regclass, tgname FROM pg_trigger WHERE tgrelid IN ('d_r'::regclass, 'd_s'::regclass) ORDER BY 1, 2;
+-- The base tables carry the logs' triggers, not the views' (those enabled
+-- for replicas, R, fire in a logical replication apply worker only).
+SELECT tgrelid::regclass, tgname, tgenabled FROM pg_trigger WHERE tgrelid IN ('d_r'::regclass, 'd_s'::regclass) ORDER BY 1, 2;
 SELECT count(*) AS logs FROM pg_class WHERE relnamespace = 'ivm'::regnamespace AND relname LIKE 'changes\_%';
 
 -- Writes are logged; the views stay as they were until applied.
@@ -131,6 +132,20 @@ SELECT * FROM d_check();
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT ivm.set_deferred('d_join', false);
 ROLLBACK;
+
+-- As a logical replication apply worker writes (session_replication_role
+-- = replica, which fires no statement trigger): its rows are logged by row
+-- triggers, and its commit applies the deferred views.
+SET session_replication_role = replica;
+BEGIN;
+INSERT INTO d_r VALUES (11, 1), (12, 2);
+UPDATE d_s SET d = d + 100 WHERE c = 1;
+DELETE FROM d_r WHERE a = 2;
+SELECT name, pending_changes FROM ivm.views WHERE name::text LIKE 'd\_%' ORDER BY name::text;
+COMMIT;
+RESET session_replication_role;
+SELECT name, pending_changes FROM ivm.views WHERE name::text LIKE 'd\_%' ORDER BY name::text;
+SELECT * FROM d_check();
 
 -- Redefined, it stays deferred.
 SET client_min_messages = warning;

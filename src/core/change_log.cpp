@@ -40,18 +40,38 @@ std::string create_ddl(const std::string& base, unsigned base_oid) {
            command_column + " bigint NOT NULL, " + sign_column + " smallint NOT NULL)";
 }
 
-std::vector<std::string> trigger_ddl(const std::string& table) {
+// A logical replication apply worker fires no statement trigger but those
+// enabled for replicas, and row triggers only so: these log its rows, and
+// apply the deferred views when it commits.  (Row triggers go on tables
+// that hold rows: a partitioned table's would be cloned onto its partitions.)
+constexpr const char* replica_triggers[] = {"ivm_log_truncate_replicated", "ivm_log_row", "ivm_apply_replicated"};
+
+std::vector<std::string> trigger_ddl(const std::string& table, bool holds_rows) {
     std::vector<std::string> ddl;
     for (const LogTrigger& t : log_triggers)
         ddl.push_back(std::string("CREATE TRIGGER ") + t.name + " AFTER " + t.event + " ON " + table + t.referencing +
                       " FOR EACH STATEMENT EXECUTE FUNCTION ivm.log_change()");
+    ddl.push_back("CREATE TRIGGER ivm_log_truncate_replicated AFTER TRUNCATE ON " + table +
+                  " FOR EACH STATEMENT EXECUTE FUNCTION ivm.log_change()");
+    if (holds_rows) {
+        ddl.push_back("CREATE TRIGGER ivm_log_row AFTER INSERT OR UPDATE OR DELETE ON " + table +
+                      " FOR EACH ROW EXECUTE FUNCTION ivm.log_row_change()");
+        ddl.push_back("CREATE CONSTRAINT TRIGGER ivm_apply_replicated AFTER INSERT OR UPDATE OR DELETE ON " + table +
+                      " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ivm.apply_replicated()");
+    }
+    for (const char* name : replica_triggers)
+        if (holds_rows || std::string(name) == "ivm_log_truncate_replicated")
+            ddl.push_back("ALTER TABLE " + table + " ENABLE REPLICA TRIGGER " + name);
     return ddl;
 }
 
-std::vector<std::string> trigger_drop(const std::string& table) {
+std::vector<std::string> trigger_drop(const std::string& table, bool holds_rows) {
     std::vector<std::string> ddl;
     for (const LogTrigger& t : log_triggers)
         ddl.push_back(std::string("DROP TRIGGER IF EXISTS ") + t.name + " ON " + table);
+    for (const char* name : replica_triggers)
+        if (holds_rows || std::string(name) == "ivm_log_truncate_replicated")
+            ddl.push_back(std::string("DROP TRIGGER IF EXISTS ") + name + " ON " + table);
     return ddl;
 }
 
@@ -74,6 +94,11 @@ std::string pending_rows_sql(const std::string& log, const std::string& base, co
     return "SELECT ROW(" + column_list(columns, "l.") + ")::" + base + " FROM " + log +
            " l, ivm.deferred_state s WHERE s.view_id OPERATOR(pg_catalog.=) " + std::to_string(view_id) + " AND l." +
            sign_column + " OPERATOR(pg_catalog.=) " + std::to_string(sign) + " AND " + pending_condition("l", "s");
+}
+
+std::string append_row_sql(const std::string& log, const std::vector<std::string>& columns) {
+    return "INSERT INTO " + log + " (" + column_list(columns) + ", " + xid_column + ", " + command_column + ", " +
+           sign_column + ") SELECT " + column_list(columns, "($1).") + ", pg_catalog.pg_current_xact_id(), $2, $3";
 }
 
 std::string pending_count_sql(const std::string& log) {

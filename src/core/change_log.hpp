@@ -24,9 +24,14 @@ extern const char* const sign_column;     // +1 inserted, -1 deleted
 // The log of `base` (qualified), made with the base table's columns.
 std::string create_ddl(const std::string& base, unsigned base_oid);
 
-// The triggers that fill the log, on the base table and each descendant.
-std::vector<std::string> trigger_ddl(const std::string& table);
-std::vector<std::string> trigger_drop(const std::string& table);
+// The triggers that fill the log, on the base table and each descendant:
+// statement triggers with transition tables, and for a logical replication
+// apply worker (which fires only triggers enabled for replicas, and no
+// statement trigger but TRUNCATE's) a row trigger logging each row and a
+// deferred constraint trigger applying the deferred views at its commit,
+// on tables that hold rows (`holds_rows`: not a partitioned table).
+std::vector<std::string> trigger_ddl(const std::string& table, bool holds_rows);
+std::vector<std::string> trigger_drop(const std::string& table, bool holds_rows);
 
 // True for a log row (alias `log`) that the view whose ivm.deferred_state
 // row is `state` has not consumed: written by a transaction its last apply
@@ -38,6 +43,10 @@ std::string pending_condition(const std::string& log, const std::string& state);
 // columns, quoted.
 std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
                        int sign);
+
+// Appends one row ($1, of the firing table's row type) to the log with the
+// command id $2 and the sign $3.
+std::string append_row_sql(const std::string& log, const std::vector<std::string>& columns);
 
 // The rows with `sign` the view has not consumed, each as one value of the
 // base table's row type.

@@ -123,7 +123,7 @@ void on_sql_drop() {
              "SELECT t.object_identity, pg_catalog.substring(t.object_identity, ' on (.*)$') IN (SELECT object_identity "
              "FROM pg_catalog.pg_event_trigger_dropped_objects() WHERE object_type IN ('table', 'partitioned table')) "
              "FROM pg_catalog.pg_event_trigger_dropped_objects() t "
-             "WHERE t.object_type = 'trigger' AND t.object_identity ~ '^ivm_log_(insert|update|delete|truncate) on '")) {
+             "WHERE t.object_type = 'trigger' AND t.object_identity ~ '^ivm_(log_[a-z_]+|apply_replicated) on '")) {
         if (row[1] != std::string("t"))
             throw Error("2BP01", "cannot drop change log trigger " + *row[0] + " of deferred incrementally maintained views",
                         {}, "Use ivm.set_deferred(name, false) or ivm.drop_view() on the views that read the table.");

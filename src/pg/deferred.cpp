@@ -135,21 +135,29 @@ std::vector<Oid> tables_of(const std::vector<Oid>& bases) {
     return out;
 }
 
-// Takes `mode` on every table, never holding some while waiting for
-// another: a writer that changes two of them in either order would
-// otherwise deadlock with the apply.  Where one is taken, the others are
-// let go, the holder waited for, and all tried again.  Raw PostgreSQL
-// calls: run it inside call().
-void lock_all(const std::vector<Oid>& tables, LOCKMODE mode) {
-    for (;;) {
-        std::size_t got = 0;
-        while (got < tables.size() && ConditionalLockRelationOid(tables[got], mode)) ++got;
-        if (got == tables.size()) return;
-        for (std::size_t i = 0; i < got; ++i) UnlockRelationOid(tables[i], mode);
-        LockRelationOid(tables[got], mode);
-        UnlockRelationOid(tables[got], mode);
+// Runs an apply's statements under one snapshot, taken when it is made:
+// the logs and the tables read are then one state without making the base
+// tables' writers wait, at READ COMMITTED too, whose statements would each
+// take a snapshot of their own: its transaction runs as REPEATABLE READ for
+// as long as this lives (the level is restored also when unwinding: a
+// savepoint rolled back leaves the transaction going).  At REPEATABLE READ
+// and SERIALIZABLE the transaction's snapshot is that state already.
+class OneSnapshot {
+public:
+    OneSnapshot() : saved_(XactIsoLevel) {
+        if (saved_ >= XACT_REPEATABLE_READ) return;
+        call([] { GetTransactionSnapshot(); });  // a new one, as READ COMMITTED takes
+        XactIsoLevel = XACT_REPEATABLE_READ;     // which the statements then keep
     }
-}
+    ~OneSnapshot() { XactIsoLevel = saved_; }
+    OneSnapshot(const OneSnapshot&) = delete;
+    OneSnapshot& operator=(const OneSnapshot&) = delete;
+    // Whether the transaction is at READ COMMITTED (its own level).
+    bool read_committed() const { return saved_ < XACT_REPEATABLE_READ; }
+
+private:
+    const int saved_;
+};
 
 }  // namespace
 
@@ -173,12 +181,14 @@ void sync_logs(bool install) {
     bool rows_moved = false;
     for (Oid t : tables) {
         if (contains(triggered, t)) continue;
-        execute_as_owner_of(t, change_log::trigger_ddl(qualified_name(t)));
+        const bool leaf = call([&] { return get_rel_relkind(t); }) != RELKIND_PARTITIONED_TABLE;
+        execute_as_owner_of(t, change_log::trigger_ddl(qualified_name(t), leaf));
         rows_moved |= !contains(wanted, t) && holds_rows(t);
     }
     for (Oid t : triggered) {
         if (contains(tables, t)) continue;
-        execute_as_owner_of(t, change_log::trigger_drop(qualified_name(t)));
+        const bool leaf = call([&] { return get_rel_relkind(t); }) != RELKIND_PARTITIONED_TABLE;
+        execute_as_owner_of(t, change_log::trigger_drop(qualified_name(t), leaf));
         rows_moved |= holds_rows(t);
     }
     if (rows_moved) mark_recompute(InvalidOid);
@@ -250,69 +260,74 @@ void make_immediate(ViewRuntime& view) {
 MaintenanceResult apply(ViewRuntime& view, bool recompute) {
     const int32 id = view.entry.view_id;
     const std::vector<Oid>& bases = view.analyzed.base_oids;
-    // Writers of the base tables wait while the view takes in their logs:
-    // the logs and the tables read stay one state, also at READ COMMITTED
-    // where each statement has its own snapshot, and a TRUNCATE, which
-    // marks the view, comes before or after (taken before the view's row
-    // below, this order cannot deadlock with one).
+    // One apply of the view at a time: the others wait here (at READ
+    // COMMITTED, then read what it wrote; at REPEATABLE READ they fail with
+    // 40001).  A TRUNCATE of a base table marks the row too, holding the
+    // table ACCESS EXCLUSIVE: the tables are locked first, so that the two
+    // wait for each other in one order.
     const std::vector<Oid> tables = tables_of(bases);
-    call([&] { lock_all(tables, ShareLock); });
+    call([&] {
+        for (Oid t : tables) LockRelationOid(t, AccessShareLock);
+    });
     std::vector<spi::Row> state;
     catalog::as_owner([&] {
         state = spi::query("SELECT rebuild FROM ivm.deferred_state WHERE view_id = $1::integer FOR UPDATE",
                            {std::to_string(id)});
     });
     recompute = recompute || state.empty() || state[0][0] == std::string("t");
-    const CommandId read_at = call([] { return GetCurrentCommandId(false); });
     MaintenanceResult result;
-    if (recompute) {
-        result = refresh(view);
-    } else {
-        MemoryContext memory = call([] {
-            return AllocSetContextCreate(CurrentMemoryContext, "ivm deferred apply", ALLOCSET_DEFAULT_SIZES);
-        });
-        std::vector<BaseChange> changes(bases.size());
-        for (std::size_t b = 0; b < bases.size(); ++b) {
-            const Oid log = log_of(bases[b]);
-            if (log == InvalidOid)
-                throw Error(sqlstate::internal_error, "no change log for base table " + qualified_name(bases[b]));
-            const std::vector<std::string> columns = data_columns(log);
-            const std::string logged = change_log::table_name(bases[b]);
-            const std::string type = qualified_name(bases[b]);
-            const std::string inserted_sql = change_log::pending_rows_sql(logged, type, columns, 1, id);
-            const std::string deleted_sql = change_log::pending_rows_sql(logged, type, columns, -1, id);
-            Tuplestorestate* inserted = nullptr;
-            Tuplestorestate* deleted = nullptr;
-            catalog::as_owner([&] {
-                const char* in = inserted_sql.c_str();
-                const char* out = deleted_sql.c_str();
-                call([&] {
-                    inserted = composite_rows(in, memory);
-                    deleted = composite_rows(out, memory);
-                });
+    bool read_committed = false;
+    {
+        const OneSnapshot snapshot;
+        read_committed = snapshot.read_committed();
+        const CommandId read_at = call([] { return GetCurrentCommandId(false); });
+        if (recompute) {
+            result = refresh(view);
+        } else {
+            MemoryContext memory = call([] {
+                return AllocSetContextCreate(CurrentMemoryContext, "ivm deferred apply", ALLOCSET_DEFAULT_SIZES);
             });
-            if (rows_in(inserted) + rows_in(deleted) == 0) continue;
-            const NetRows net = net_rows(bases[b], inserted, deleted, memory);
-            changes[b] = {net.inserted, net.deleted};
+            std::vector<BaseChange> changes(bases.size());
+            for (std::size_t b = 0; b < bases.size(); ++b) {
+                const Oid log = log_of(bases[b]);
+                if (log == InvalidOid)
+                    throw Error(sqlstate::internal_error, "no change log for base table " + qualified_name(bases[b]));
+                const std::vector<std::string> columns = data_columns(log);
+                const std::string logged = change_log::table_name(bases[b]);
+                const std::string type = qualified_name(bases[b]);
+                const std::string inserted_sql = change_log::pending_rows_sql(logged, type, columns, 1, id);
+                const std::string deleted_sql = change_log::pending_rows_sql(logged, type, columns, -1, id);
+                Tuplestorestate* inserted = nullptr;
+                Tuplestorestate* deleted = nullptr;
+                catalog::as_owner([&] {
+                    const char* in = inserted_sql.c_str();
+                    const char* out = deleted_sql.c_str();
+                    call([&] {
+                        inserted = composite_rows(in, memory);
+                        deleted = composite_rows(out, memory);
+                    });
+                });
+                if (rows_in(inserted) + rows_in(deleted) == 0) continue;
+                const NetRows net = net_rows(bases[b], inserted, deleted, memory);
+                changes[b] = {net.inserted, net.deleted};
+            }
+            const bool changed = std::any_of(changes.begin(), changes.end(), [](const BaseChange& c) {
+                return c.new_rows != nullptr || c.old_rows != nullptr;
+            });
+            if (changed) result = apply_changes(view, changes);
+            call([&] { MemoryContextDelete(memory); });
         }
-        const bool changed = std::any_of(changes.begin(), changes.end(), [](const BaseChange& c) {
-            return c.new_rows != nullptr || c.old_rows != nullptr;
-        });
-        if (changed) result = apply_changes(view, changes);
-        call([&] { MemoryContextDelete(memory); });
+        record_consumed(id, call([] { return GetTransactionSnapshot(); }), read_at);
     }
-    const bool read_committed = !call([] { return IsolationUsesXactSnapshot(); });
-    // At READ COMMITTED the base tables' writers wait: what is committed now
-    // is what the statements above read.
-    record_consumed(id, call([&] { return read_committed ? GetLatestSnapshot() : GetTransactionSnapshot(); }), read_at);
-    // Rows every deferred view has consumed go.  Only at READ COMMITTED:
-    // a view made deferred after an older snapshot was taken may need rows
-    // that snapshot sees consumed by all the views it knows.
+    // Rows every deferred view has consumed go, seen with a new snapshot
+    // once a view being made deferred (which holds its logs SHARE) has
+    // committed its state.  Not at REPEATABLE READ: an older snapshot may
+    // miss such a view's state and take rows it still needs.
     if (read_committed)
         for (Oid b : bases) {
             const Oid log = log_of(b);
             const std::string sql = change_log::prune_sql(change_log::table_name(b));
-            call([&] { LockRelationOid(log, RowExclusiveLock); });  // after make_deferred's, before the snapshot
+            call([&] { LockRelationOid(log, RowExclusiveLock); });
             catalog::as_owner([&] { spi::execute(sql, {std::to_string(b)}); });
         }
     return result;
@@ -354,6 +369,7 @@ struct LogWriter {
     Oid log = InvalidOid;
     SPIPlanPtr append_new = nullptr;  // (ivm_new, +1), the command id as $1
     SPIPlanPtr append_old = nullptr;  // (ivm_old, -1)
+    SPIPlanPtr append_row = nullptr;  // one row ($1), command id $2, sign $3
     bool found = false;  // base and log looked up
     bool stale = false;
 };
@@ -371,11 +387,12 @@ SPIPlanPtr kept_append(const std::string& log, const std::vector<std::string>& c
 }
 
 // The writer for a trigger on `relid`, its plans prepared against the
-// trigger's transition tables (registered by the caller).
+// trigger's transition tables (registered by the caller) or, for a row
+// trigger, its row type.
 const LogWriter& log_writer(Oid relid, TriggerData* data) {
     LogWriter& writer = log_writers[relid];
     if (writer.stale || !writer.found) {
-        for (SPIPlanPtr plan : {writer.append_new, writer.append_old})
+        for (SPIPlanPtr plan : {writer.append_new, writer.append_old, writer.append_row})
             if (plan != nullptr) call([&] { SPI_freeplan(plan); });
         writer = LogWriter{};
         for (const spi::Row& row : spi::query(
@@ -389,6 +406,20 @@ const LogWriter& log_writer(Oid relid, TriggerData* data) {
         writer.found = true;
     }
     if (writer.base == InvalidOid) return writer;
+    if (TRIGGER_FIRED_FOR_ROW(data->tg_event)) {
+        if (writer.append_row == nullptr) {
+            const std::string sql = change_log::append_row_sql(change_log::table_name(writer.base), data_columns(writer.log));
+            const char* text = sql.c_str();
+            const Oid row_type = data->tg_relation->rd_rel->reltype;
+            writer.append_row = call([&] {
+                Oid types[3] = {row_type, INT8OID, INT4OID};
+                SPIPlanPtr plan = spi::prepare(text, 3, types);
+                SPI_keepplan(plan);
+                return plan;
+            });
+        }
+        return writer;
+    }
     const bool need_new = data->tg_newtable != nullptr && writer.append_new == nullptr;
     const bool need_old = data->tg_oldtable != nullptr && writer.append_old == nullptr;
     if (need_new || need_old) {
@@ -446,6 +477,87 @@ IVM_SQL_FUNCTION(ivm_log_change) {
         });
     }, true);
     spi::finish();
+    return PointerGetDatum(nullptr);
+}
+
+// The row trigger a logical replication apply worker fires (enabled for
+// replicas only): the row appended to the log as the statement triggers
+// append a statement's rows.
+IVM_SQL_FUNCTION(ivm_log_row_change) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        throw ivm::Error("39P01", "ivm trigger functions can only be called as triggers");
+    TriggerData* data = reinterpret_cast<TriggerData*>(fcinfo->context);
+    const Oid relid = RelationGetRelid(data->tg_relation);
+    spi::connect();
+    const deferred::LogWriter writer = deferred::log_writer(relid, data);
+    if (writer.base != InvalidOid) {
+        catalog::as_owner([&] {
+            call([&] {
+                TupleDesc desc = RelationGetDescr(data->tg_relation);
+                const int64 command = GetCurrentCommandId(false);
+                auto append = [&](HeapTuple row, int32 sign) {
+                    Datum values[3] = {heap_copy_tuple_as_datum(row, desc), Int64GetDatum(command), Int32GetDatum(sign)};
+                    const int rc = SPI_execute_plan(writer.append_row, values, nullptr, false, 0);
+                    if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+                };
+                if (TRIGGER_FIRED_BY_INSERT(data->tg_event)) {
+                    append(data->tg_trigtuple, 1);
+                } else if (TRIGGER_FIRED_BY_DELETE(data->tg_event)) {
+                    append(data->tg_trigtuple, -1);
+                } else {
+                    append(data->tg_trigtuple, -1);
+                    append(data->tg_newtuple, 1);
+                }
+            });
+        }, true);
+    }
+    spi::finish();
+    return PointerGetDatum(nullptr);
+}
+
+namespace {
+// The deferred views an apply worker's transaction has applied at its
+// commit (the constraint trigger fires once per row).
+TransactionId applied_in = InvalidTransactionId;
+std::vector<int32> applied_views;
+std::vector<Oid> applied_tables;  // whose firings have nothing left to do
+}  // namespace
+
+// The deferred constraint trigger a logical replication apply worker fires
+// (enabled for replicas only) at its commit, once per row it wrote: the
+// deferred views reading the table are applied, each once a transaction.
+IVM_SQL_FUNCTION(ivm_apply_replicated) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        throw ivm::Error("39P01", "ivm trigger functions can only be called as triggers");
+    TriggerData* data = reinterpret_cast<TriggerData*>(fcinfo->context);
+    const Oid relid = RelationGetRelid(data->tg_relation);
+    const TransactionId xid = call([] { return GetTopTransactionIdIfAny(); });
+    if (xid != applied_in) {
+        applied_in = xid;
+        applied_views.clear();
+        applied_tables.clear();
+    }
+    if (std::find(applied_tables.begin(), applied_tables.end(), relid) != applied_tables.end())
+        return PointerGetDatum(nullptr);
+    applied_tables.push_back(relid);
+    spi::connect();
+    const deferred::LogWriter writer = deferred::log_writer(relid, data);
+    std::vector<int32> views;
+    if (writer.base != InvalidOid)
+        for (const spi::Row& row : spi::query("SELECT view_id FROM ivm.view_catalog WHERE deferred AND populated AND "
+                                              "$1::oid::regclass = ANY (base_relations) ORDER BY view_id",
+                                              {std::to_string(writer.base)}))
+            views.push_back(std::stoi(*row[0]));
+    spi::finish();
+    for (int32 id : views) {
+        if (std::find(applied_views.begin(), applied_views.end(), id) != applied_views.end()) continue;
+        applied_views.push_back(id);
+        spi::connect();  // each apply its own, as each ivm.refresh_view has
+        std::shared_ptr<ViewRuntime> view = runtime_for(id);
+        deferred::apply(*view, false);
+        view.reset();
+        spi::finish();
+    }
     return PointerGetDatum(nullptr);
 }
 

@@ -13,14 +13,24 @@ TEST(ChangeLog, OneLogPerBaseTableNamedByItsOid) {
 }
 
 TEST(ChangeLog, TriggersPerEventWithTheirTransitionTables) {
-    const auto ddl = cl::trigger_ddl("public.r");
-    ASSERT_EQ(ddl.size(), 4u);
+    const auto ddl = cl::trigger_ddl("public.r", true);
+    ASSERT_EQ(ddl.size(), 10u);
     EXPECT_NE(ddl[1].find("AFTER UPDATE ON public.r REFERENCING OLD TABLE AS ivm_old NEW TABLE AS ivm_new FOR EACH "
                           "STATEMENT EXECUTE FUNCTION ivm.log_change()"),
               std::string::npos);
     EXPECT_EQ(ddl[3].find("REFERENCING"), std::string::npos);  // TRUNCATE has no transition tables
-    const auto drops = cl::trigger_drop("public.r");
-    ASSERT_EQ(drops.size(), ddl.size());
+    // a logical replication apply worker's rows: row triggers enabled for replicas only
+    EXPECT_NE(ddl[5].find("FOR EACH ROW EXECUTE FUNCTION ivm.log_row_change()"), std::string::npos);
+    EXPECT_NE(ddl[6].find("DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ivm.apply_replicated()"),
+              std::string::npos);
+    EXPECT_EQ(ddl[8], "ALTER TABLE public.r ENABLE REPLICA TRIGGER ivm_log_row");
+    // a partitioned table: its partitions get the row triggers
+    const auto parent = cl::trigger_ddl("public.p", false);
+    ASSERT_EQ(parent.size(), 6u);
+    for (const auto& d : parent) EXPECT_EQ(d.find("FOR EACH ROW"), std::string::npos);
+    EXPECT_EQ(cl::trigger_drop("public.p", false).size(), 5u);
+    const auto drops = cl::trigger_drop("public.r", true);
+    ASSERT_EQ(drops.size(), 7u);
     EXPECT_EQ(drops[0], "DROP TRIGGER IF EXISTS ivm_log_insert ON public.r");
 }
 
@@ -28,6 +38,12 @@ TEST(ChangeLog, AppendsTagRowsWithTransactionCommandAndSign) {
     const std::string sql = cl::append_sql("ivm.changes_1", {"a", "\"B\""}, "ivm_old", -1);
     EXPECT_EQ(sql, "INSERT INTO ivm.changes_1 (a, \"B\", \"ivm$xid\", \"ivm$command\", \"ivm$sign\") SELECT a, \"B\", "
                    "pg_catalog.pg_current_xact_id(), $1, -1 FROM ivm_old");
+}
+
+TEST(ChangeLog, AppendsOneRowOfTheFiringTable) {
+    EXPECT_EQ(cl::append_row_sql("ivm.changes_1", {"a", "b"}),
+              "INSERT INTO ivm.changes_1 (a, b, \"ivm$xid\", \"ivm$command\", \"ivm$sign\") SELECT ($1).a, ($1).b, "
+              "pg_catalog.pg_current_xact_id(), $2, $3");
 }
 
 TEST(ChangeLog, PendingRowsAreThoseTheLastApplyDidNotSee) {
