@@ -138,6 +138,7 @@ run_tests() {
     suite "TPC-H queries as views under the refresh functions and updates" "$here/test/tpch/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
     suite "read replica (a streaming standby, pg_basebackup)" "$here/test/replica/run.sh"
+    suite "logical replication subscriber (two publishers, deferred views)" "$here/test/replica/subscriber.sh"
     # Correctness must not rest on the preload: every suite again on a
     # cluster started without it (the differential tester on fewer seeds).
     stop_cluster
@@ -151,6 +152,7 @@ run_tests() {
     suite "TPC-H queries as views without shared_preload_libraries" "$here/test/tpch/run.sh"
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     suite "read replica without shared_preload_libraries" "$here/test/replica/run.sh"
+    suite "logical replication subscriber without shared_preload_libraries" "$here/test/replica/subscriber.sh"
     echo
     echo "test suites: $passed passed, $failed failed ($((SECONDS - started)) s)"
     [ "$failed" -eq 0 ]

@@ -31,8 +31,8 @@ log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# ms of the last statement of a psql run with \timing
-timed() { "${psql[@]}" -c '\timing on' "$@" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1; }
+# ms of the statement between BEGIN and ROLLBACK: timed "SQL"
+timed() { "${psql[@]}" -c '\timing on' -c "BEGIN" -c "$1" -c "ROLLBACK" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sed -n 2p; }
 
 "$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 log "loading $ACCOUNTS accounts"
@@ -62,8 +62,8 @@ for n in $BATCHES; do
     for round in $(seq "$ROUNDS"); do
         updates -t "$n" --random-seed="$round" >/dev/null
         pending=$("${psql[@]}" -At -c "SELECT pending_changes FROM ivm.views WHERE name = 'w1'::regclass")
-        a=$(timed -c "BEGIN" -c "SELECT ivm.refresh_view('w1')" -c "ROLLBACK")
-        r=$(timed -c "BEGIN" -c "REFRESH MATERIALIZED VIEW w1_mv" -c "ROLLBACK")
+        a=$(timed "SELECT ivm.refresh_view('w1')")
+        r=$(timed "REFRESH MATERIALIZED VIEW w1_mv")
         apply[$n]="${apply[$n]:-} $a" refresh[$n]="${refresh[$n]:-} $r"
         log "$n updates ($pending log rows), round $round: apply $a ms, REFRESH $r ms"
         "${psql[@]}" -c "SELECT ivm.refresh_view('w1')" -c "VACUUM ANALYZE accounts, w1__ivm_data" >/dev/null

@@ -212,12 +212,18 @@ std::string lookup_update_statement(const CountingView& view, std::size_t base, 
         key_moves |= column.hashable && column.hashed && !kept.at(shown.column) && !guarded;
         shown_sources.push_back(shown.source);
     }
+    // The pairs are looked up in the key index's order, which is also the
+    // storage's as a fill or rebuild wrote it: 10,000 updates of random
+    // rows of W1's million then read pages in order, not at random.
+    std::string order;
     switch (lookup_find(view, base)) {
         case LookupFind::ExactKey:  // the row tells its tuple's key
             pair_cols.push_back(tuples::key(old_key, "") + " AS __ivm_h");
             match.push_back("__ivm_s.__ivm_key" + sql::op("=") + each_row("__ivm_p.__ivm_h"));
+            order = " ORDER BY __ivm_h";
             break;
         case LookupFind::KeyLead: {  // its tuples are the key's range for the value
+            order = " ORDER BY __ivm_k1";
             const std::string lead = "(__ivm_p.__ivm_k1::bigint" + sql::op("<<") + "24)";
             match.push_back("__ivm_s.__ivm_key" + sql::op(">=") + lead + " AND __ivm_s.__ivm_key" + sql::op("<=") + "(" +
                             lead + sql::op("|") + "16777215)");
@@ -236,7 +242,7 @@ std::string lookup_update_statement(const CountingView& view, std::size_t base, 
                                "(SELECT pg_catalog.count(*) FROM " + inserted + ")";
     return "WITH __ivm_p AS MATERIALIZED (SELECT " + sql::join(pair_cols, ", ") + ", " + image_equal(lookup.guarded) +
            " AS __ivm_same, " + moved + " AS __ivm_moved FROM " + inserted + " __ivm_n JOIN " + deleted + " __ivm_o ON " +
-           sql::join(pairing, " AND ") + "), __ivm_ok AS MATERIALIZED (SELECT " + paired +
+           sql::join(pairing, " AND ") + order + "), __ivm_ok AS MATERIALIZED (SELECT " + paired +
            " AS ok), __ivm_u AS (UPDATE " + view.storage + " __ivm_s SET " + sql::join(sets, ", ") +
            " FROM __ivm_p WHERE __ivm_p.__ivm_moved AND (SELECT __ivm_ok.ok FROM __ivm_ok) AND " +
            sql::join(match, " AND ") + " RETURNING __ivm_s.__ivm_count) SELECT (SELECT pg_catalog.count(*) FROM __ivm_ok "

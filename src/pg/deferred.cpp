@@ -288,6 +288,7 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
                 return AllocSetContextCreate(CurrentMemoryContext, "ivm deferred apply", ALLOCSET_DEFAULT_SIZES);
             });
             std::vector<BaseChange> changes(bases.size());
+            std::vector<Tuplestorestate*> stores;  // ended before their memory goes: one that spilled holds a file
             for (std::size_t b = 0; b < bases.size(); ++b) {
                 const Oid log = log_of(bases[b]);
                 if (log == InvalidOid)
@@ -307,15 +308,21 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
                         deleted = composite_rows(out, memory);
                     });
                 });
+                stores.insert(stores.end(), {inserted, deleted});
                 if (rows_in(inserted) + rows_in(deleted) == 0) continue;
                 const NetRows net = net_rows(bases[b], inserted, deleted, memory);
+                stores.insert(stores.end(), {net.inserted, net.deleted});
                 changes[b] = {net.inserted, net.deleted};
             }
             const bool changed = std::any_of(changes.begin(), changes.end(), [](const BaseChange& c) {
                 return c.new_rows != nullptr || c.old_rows != nullptr;
             });
             if (changed) result = apply_changes(view, changes);
-            call([&] { MemoryContextDelete(memory); });
+            call([&] {
+                for (Tuplestorestate* store : stores)
+                    if (store != nullptr) tuplestore_end(store);
+                MemoryContextDelete(memory);
+            });
         }
         record_consumed(id, call([] { return GetTransactionSnapshot(); }), read_at);
     }
