@@ -36,7 +36,7 @@ timed() { "${psql[@]}" -c '\timing on' -c "BEGIN" -c "$1" -c "ROLLBACK" | sed -n
 
 "$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 log "loading $ACCOUNTS accounts"
-"${psql[@]}" <<SQL
+"${psql[@]}" <<SQL >/dev/null
 CREATE EXTENSION ivm;
 CREATE TABLE branches (bid int PRIMARY KEY, bbalance int NOT NULL DEFAULT 0);
 CREATE TABLE accounts (aid int PRIMARY KEY, bid int NOT NULL, abalance int NOT NULL DEFAULT 0, filler char(84));

@@ -153,3 +153,10 @@ SELECT ivm.create_view('dt_named_left', 'SELECT x.id, x.name FROM (f LEFT JOIN d
 SELECT ivm.create_view('dt_lookup', 'SELECT f.id, f.k, f.v, dim.name FROM f JOIN dim ON f.k = dim.k');
 SELECT ivm.create_view('dt_lookup_chain', 'SELECT f.v, d.k, d.name, e.x FROM f, dim d, dim2 e WHERE d.k = f.k AND e.name = d.name');
 SELECT ivm.create_view('dt_lookup_distinct', 'SELECT DISTINCT f.k, dim.name FROM f JOIN dim ON dim.k = f.k');
+-- deferred views: their writes only logged, applied now and then by a
+-- check (ivm_dt.compile_checks), inside transactions and subtransactions too
+SELECT ivm.create_view('dt_later_join3', 'SELECT r.a, s.d, t.e FROM r, s, t WHERE r.b = s.b AND s.d = t.d', deferred => true);
+SELECT ivm.create_view('dt_later_self', 'SELECT x.a, y.c FROM r x JOIN r y ON x.b = y.a', deferred => true);
+SELECT ivm.create_view('dt_later_agg', 'SELECT s.d, count(*) AS n, sum(r.a) AS sa, min(r.c) AS mc FROM r JOIN s ON r.b = s.b GROUP BY s.d', deferred => true);
+SELECT ivm.create_view('dt_later_outer', 'SELECT s.b, r.a FROM s LEFT JOIN r ON r.b = s.b AND r.a > 1', deferred => true);
+SELECT ivm.create_view('dt_later_except', 'SELECT b FROM r EXCEPT SELECT b FROM s WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.d = s.d)', deferred => true);
