@@ -178,6 +178,27 @@ SELECT * FROM d_part ORDER BY v;
 -- The log triggers are ivm's: dropping one is refused.
 DROP TRIGGER ivm_log_insert ON d_p1;
 
+-- A view with parts (a scalar subquery, a grouped subquery in FROM): the
+-- parts stay immediate, their storages are logged base tables of the view.
+CREATE TABLE d_q (a int, b int);
+INSERT INTO d_q SELECT i % 10, i % 3 FROM generate_series(1, 50) i;
+SET client_min_messages = warning;
+SELECT ivm.create_view('d_above', 'SELECT a, b FROM d_q WHERE a > (SELECT avg(a) FROM d_q)', deferred => true);
+SELECT ivm.create_view('d_by_b', 'SELECT p.b, t.n FROM d_q p JOIN (SELECT b, count(*) AS n FROM d_q GROUP BY b) t ON t.b = p.b', deferred => true);
+RESET client_min_messages;
+SELECT name, deferred, part_of FROM ivm.views WHERE name::text LIKE 'd\_above%' OR name::text LIKE 'd\_by\_b%' ORDER BY 1;
+INSERT INTO d_q VALUES (9, 1), (0, 2), (8, 5);
+DELETE FROM d_q WHERE a = 1;
+UPDATE d_q SET a = a + 3 WHERE b = 0;
+SELECT ivm.refresh_view('d_above') >= 0 AS applied, ivm.refresh_view('d_by_b') >= 0 AS applied;
+SELECT (SELECT count(*) FROM (SELECT * FROM d_above EXCEPT ALL SELECT * FROM d_above__ivm_query) x) +
+       (SELECT count(*) FROM (SELECT * FROM d_above__ivm_query EXCEPT ALL SELECT * FROM d_above) x) AS above_differs,
+       (SELECT count(*) FROM (SELECT * FROM d_by_b EXCEPT ALL SELECT * FROM d_by_b__ivm_query) x) +
+       (SELECT count(*) FROM (SELECT * FROM d_by_b__ivm_query EXCEPT ALL SELECT * FROM d_by_b) x) AS by_b_differs;
+SELECT ivm.drop_view('d_above');
+SELECT ivm.drop_view('d_by_b');
+DROP TABLE d_q;
+
 -- Refused: deferred recursive views (0A000), leaving nothing behind.
 CREATE TABLE d_edge (src int, dst int);
 SELECT ivm.create_view('d_reach', 'WITH RECURSIVE t(a, b) AS (SELECT src, dst FROM d_edge UNION SELECT t.a, e.dst FROM t JOIN d_edge e ON t.b = e.src) SELECT a, b FROM t', deferred => true);
