@@ -12,13 +12,6 @@ namespace ivm::pg {
 namespace {
 
 
-std::vector<Oid> tables_reading(const std::vector<Oid>& bases) {
-    std::vector<Oid> out;
-    for (Oid base : bases)
-        for (Oid t : with_descendants(base))
-            if (!contains(out, t)) out.push_back(t);
-    return out;
-}
 
 std::vector<Oid> tables_with_triggers(int32 view_id, triggers::Part part) {
     std::vector<Oid> out;
@@ -32,7 +25,7 @@ std::vector<Oid> tables_with_triggers(int32 view_id, triggers::Part part) {
 
 void sync_part_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& bases, bool as_owner,
                         TriggerChanges& changes) {
-    const std::vector<Oid> wanted = tables_reading(bases);
+    const std::vector<Oid> wanted = with_descendants(bases);
     const std::vector<Oid> present = tables_with_triggers(view_id, part);
     for (Oid t : wanted) {
         if (contains(present, t)) continue;

@@ -9,6 +9,8 @@
 // object whose destructor a longjmp would skip.
 #pragma once
 #include "pg/pg.hpp"
+// (pg.hpp first: PostgreSQL's port.h must see the C library before C++'s headers do)
+#include "core/error.hpp"
 
 #include <exception>
 #include <string>
@@ -72,6 +74,12 @@ inline void notice(const std::string& message) {
 // Argument n of an SQL-callable function, a text, as a C string.
 inline const char* text_argument(FunctionCallInfo fcinfo, int n) {
     return call([&] { return text_to_cstring(PG_GETARG_TEXT_PP(n)); });
+}
+
+// The TriggerData of a function called as a trigger; 39P01 otherwise.
+inline TriggerData* trigger_data(FunctionCallInfo fcinfo) {
+    if (!CALLED_AS_TRIGGER(fcinfo)) throw ivm::Error("39P01", "ivm trigger functions can only be called as triggers");
+    return reinterpret_cast<TriggerData*>(fcinfo->context);
 }
 
 // A C++ exception flattened to plain data, so it can outlive its catch block.

@@ -126,15 +126,6 @@ void record_consumed(int32 view_id, Snapshot snapshot, CommandId read_at) {
     });
 }
 
-// The view's base tables and their descendants, each once.
-std::vector<Oid> tables_of(const std::vector<Oid>& bases) {
-    std::vector<Oid> out;
-    for (Oid b : bases)
-        for (Oid t : with_descendants(b))
-            if (!contains(out, t)) out.push_back(t);
-    return out;
-}
-
 // Runs an apply's statements under one snapshot, taken when it is made:
 // the logs and the tables read are then one state without making the base
 // tables' writers wait, at READ COMMITTED too, whose statements would each
@@ -177,7 +168,7 @@ void sync_logs(bool install) {
     std::vector<Oid> installed;
     for (Oid b : wanted)
         if (install || contains(triggered, b)) installed.push_back(b);
-    const std::vector<Oid> tables = tables_of(installed);
+    const std::vector<Oid> tables = with_descendants(installed);
     bool rows_moved = false;
     for (Oid t : tables) {
         if (contains(triggered, t)) continue;
@@ -265,7 +256,7 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
     // 40001).  A TRUNCATE of a base table marks the row too, holding the
     // table ACCESS EXCLUSIVE: the tables are locked first, so that the two
     // wait for each other in one order.
-    const std::vector<Oid> tables = tables_of(bases);
+    const std::vector<Oid> tables = with_descendants(bases);
     call([&] {
         for (Oid t : tables) LockRelationOid(t, AccessShareLock);
     });
@@ -453,9 +444,7 @@ using namespace ivm::pg;
 // the base table (the table itself, or the ancestor it belongs to), as the
 // owner of ivm's catalog (users cannot write the logs themselves).
 IVM_SQL_FUNCTION(ivm_log_change) {
-    if (!CALLED_AS_TRIGGER(fcinfo))
-        throw ivm::Error("39P01", "ivm trigger functions can only be called as triggers");
-    TriggerData* data = reinterpret_cast<TriggerData*>(fcinfo->context);
+    TriggerData* data = trigger_data(fcinfo);
     const Oid relid = RelationGetRelid(data->tg_relation);
     spi::connect();
     call([&] { SPI_register_trigger_data(data); });
@@ -491,9 +480,7 @@ IVM_SQL_FUNCTION(ivm_log_change) {
 // replicas only): the row appended to the log as the statement triggers
 // append a statement's rows.
 IVM_SQL_FUNCTION(ivm_log_row_change) {
-    if (!CALLED_AS_TRIGGER(fcinfo))
-        throw ivm::Error("39P01", "ivm trigger functions can only be called as triggers");
-    TriggerData* data = reinterpret_cast<TriggerData*>(fcinfo->context);
+    TriggerData* data = trigger_data(fcinfo);
     const Oid relid = RelationGetRelid(data->tg_relation);
     spi::connect();
     const deferred::LogWriter writer = deferred::log_writer(relid, data);
@@ -534,9 +521,7 @@ std::vector<Oid> applied_tables;  // whose firings have nothing left to do
 // (enabled for replicas only) at its commit, once per row it wrote: the
 // deferred views reading the table are applied, each once a transaction.
 IVM_SQL_FUNCTION(ivm_apply_replicated) {
-    if (!CALLED_AS_TRIGGER(fcinfo))
-        throw ivm::Error("39P01", "ivm trigger functions can only be called as triggers");
-    TriggerData* data = reinterpret_cast<TriggerData*>(fcinfo->context);
+    TriggerData* data = trigger_data(fcinfo);
     const Oid relid = RelationGetRelid(data->tg_relation);
     const TransactionId xid = call([] { return GetTopTransactionIdIfAny(); });
     if (xid != applied_in) {

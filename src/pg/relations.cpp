@@ -48,6 +48,14 @@ std::vector<Oid> with_descendants(Oid relid) {
     return out;
 }
 
+std::vector<Oid> with_descendants(const std::vector<Oid>& relids) {
+    std::vector<Oid> out;
+    for (Oid relid : relids)
+        for (Oid t : with_descendants(relid))
+            if (!contains(out, t)) out.push_back(t);
+    return out;
+}
+
 bool holds_rows(Oid relid) {
     return spi::query_int("SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY " + qualified_name(relid) +
                           " LIMIT 1) __ivm_any") > 0;

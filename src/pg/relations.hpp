@@ -26,6 +26,8 @@ void execute_as_owner_of(Oid relid, const std::vector<std::string>& statements);
 
 // The relation and its descendants: partitions, inheritance children.
 std::vector<Oid> with_descendants(Oid relid);
+// The same for each of `relids`, each table once.
+std::vector<Oid> with_descendants(const std::vector<Oid>& relids);
 
 // Whether the relation itself (not its descendants) holds a row.
 bool holds_rows(Oid relid);

@@ -98,12 +98,6 @@ void release(Firing& f) {
     call([&] { pfree(snap); });
 }
 
-TriggerData* trigger_data(FunctionCallInfo fcinfo) {
-    if (!CALLED_AS_TRIGGER(fcinfo))
-        throw Error("39P01", "ivm trigger functions can only be called as triggers");
-    return reinterpret_cast<TriggerData*>(fcinfo->context);
-}
-
 MemoryContext pending_memory() {
     if (pending_context == nullptr)
         pending_context = call([] {
