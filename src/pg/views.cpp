@@ -425,6 +425,27 @@ void record(const Names& n, catalog::Entry& entry, const AnalyzedView& analyzed,
     announce(n, analyzed, new_storage);
 }
 
+// A logical replication apply worker fires no statement trigger: the
+// changes it writes into a subscribed base table would pass an immediate
+// view by.  A deferred view follows them (deferred.hpp).
+void warn_subscribed(const AnalyzedView& a) {
+    std::string bases = "{";
+    for (const std::vector<Oid>* list : {&a.base_oids, &a.recursive_base_oids})
+        for (Oid b : *list) bases += (bases.size() > 1 ? "," : "") + std::to_string(b);
+    bases += "}";
+    for (const spi::Row& row : spi::query(
+             "SELECT DISTINCT r.srrelid::regclass::text FROM pg_catalog.pg_subscription_rel r "
+             "WHERE r.srrelid = ANY ($1::oid[]) ORDER BY 1",
+             {bases}))
+        call([&] {
+            ereport(WARNING,
+                    (errmsg("table %s is written by a logical replication subscription, whose changes do not "
+                            "maintain this view", row[0]->c_str()),
+                     errhint("Create the view with deferred => true: the subscription's changes then reach it "
+                             "when each replicated transaction commits.")));
+        });
+}
+
 // Creates the view; returns its number of rows.  Subqueries in FROM that
 // need a view of their own get one first, which the definition then reads
 // (`part_names`: this view is a part, its parts are named as it was).
@@ -457,6 +478,7 @@ int64 create_view(const char* name, const char* query, PartNames* part_names, bo
     AnalyzedView analyzed = create_query(n, d, entry);
     if (analyzed.ignored_order_by)
         notice("ORDER BY is ignored: an incrementally maintained view is a multiset, read it with ORDER BY");
+    if (!deferred) warn_subscribed(analyzed);
     entry.key_columns = counting::key_columns(analyzed.model);
     counting::use_key_columns(analyzed.model, entry.key_columns);
     create_storage_and_view(n, analyzed);

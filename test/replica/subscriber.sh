@@ -99,6 +99,12 @@ SELECT ivm.create_view('region_totals', 'SELECT region, count(*) AS n, sum(amoun
 SELECT ivm.create_view('managed', 'SELECT o.id, o.amount, r.manager FROM orders o JOIN regions r ON o.region = r.region', deferred => true);
 SELECT ivm.create_view('region_orders', 'SELECT r.region, o.id FROM regions r LEFT JOIN orders o ON o.region = r.region AND o.amount > 20', deferred => true);
 SQL
+# An immediate view over a subscribed table is not maintained by the apply
+# worker: create_view says so.
+warned=$("${psql[@]}" -d $db -c "SELECT ivm.create_view('immediate_totals', 'SELECT region, count(*) AS n FROM orders GROUP BY region')" \
+             -c "SELECT ivm.drop_view('immediate_totals')" 2>&1 >/dev/null)
+grep -q 'table orders is written by a logical replication subscription' <<<"$warned" \
+    || fail "create_view of an immediate view over a subscribed table gave no warning: $warned"
 with_views=$(lag 60000)
 check_views $db as-is >/dev/null || fail "a view differs from its query after the 10,000-row transactions"
 
