@@ -146,6 +146,19 @@ COMMIT;
 RESET session_replication_role;
 SELECT name, pending_changes FROM ivm.views WHERE name::text LIKE 'd\_%' ORDER BY name::text;
 SELECT * FROM d_check();
+-- its TRUNCATE (no constraint trigger fires for it): recomputed at once
+SET session_replication_role = replica;
+BEGIN;
+TRUNCATE d_s;
+INSERT INTO d_s VALUES (1, 5), (2, 6);
+COMMIT;
+TRUNCATE d_s;
+RESET session_replication_role;
+SELECT name, pending_changes FROM ivm.views WHERE name::text LIKE 'd\_%' ORDER BY name::text;
+SELECT * FROM d_check();
+SELECT line FROM ivm.explain_view('d_join') line WHERE line LIKE '%recomputes the view next%';
+INSERT INTO d_s SELECT i % 5, i FROM generate_series(1, 10) i;
+SELECT ivm.refresh_view('d_join') > 0 AS applied;
 
 -- Redefined, it stays deferred.
 SET client_min_messages = warning;

@@ -431,6 +431,29 @@ const LogWriter& log_writer(Oid relid, TriggerData* data) {
 
 }  // namespace
 
+// (Each apply in an SPI connection of its own, as each ivm.refresh_view has.)
+void apply_views_reading(Oid base, std::vector<int32>* done) {
+    if (base == InvalidOid) return;
+    spi::connect();
+    std::vector<int32> views;
+    for (const spi::Row& row : spi::query("SELECT view_id FROM ivm.view_catalog WHERE deferred AND populated AND "
+                                          "$1::oid::regclass = ANY (base_relations) ORDER BY view_id",
+                                          {std::to_string(base)}))
+        views.push_back(std::stoi(*row[0]));
+    spi::finish();
+    for (int32 id : views) {
+        if (done != nullptr) {
+            if (std::find(done->begin(), done->end(), id) != done->end()) continue;
+            done->push_back(id);
+        }
+        spi::connect();
+        std::shared_ptr<ViewRuntime> view = runtime_for(id);
+        apply(*view, false);
+        view.reset();
+        spi::finish();
+    }
+}
+
 void forget_log_writers(Oid relid) {
     for (auto& [table, writer] : log_writers)
         if (relid == InvalidOid || table == relid || writer.base == relid || writer.log == relid) writer.stale = true;
@@ -457,7 +480,13 @@ IVM_SQL_FUNCTION(ivm_log_change) {
     }
     if (TRIGGER_FIRED_BY_TRUNCATE(data->tg_event)) {
         deferred::mark_recompute(writer.base);
+        const Oid base = writer.base;
         spi::finish();
+        // An apply worker's TRUNCATE fires no constraint trigger at its
+        // commit: the views reading the table are recomputed now (rows the
+        // transaction writes later are applied at its commit).
+        if (std::string(data->tg_trigger->tgname) == "ivm_log_truncate_replicated")
+            deferred::apply_views_reading(base, nullptr);
         return PointerGetDatum(nullptr);
     }
     const deferred::LogWriter copy = writer;  // (what a relcache invalidation marks stale meanwhile is kept)
@@ -533,23 +562,9 @@ IVM_SQL_FUNCTION(ivm_apply_replicated) {
         return PointerGetDatum(nullptr);
     applied_tables.push_back(relid);
     spi::connect();
-    const deferred::LogWriter writer = deferred::log_writer(relid, data);
-    std::vector<int32> views;
-    if (writer.base != InvalidOid)
-        for (const spi::Row& row : spi::query("SELECT view_id FROM ivm.view_catalog WHERE deferred AND populated AND "
-                                              "$1::oid::regclass = ANY (base_relations) ORDER BY view_id",
-                                              {std::to_string(writer.base)}))
-            views.push_back(std::stoi(*row[0]));
+    const Oid base = deferred::log_writer(relid, data).base;
     spi::finish();
-    for (int32 id : views) {
-        if (std::find(applied_views.begin(), applied_views.end(), id) != applied_views.end()) continue;
-        applied_views.push_back(id);
-        spi::connect();  // each apply its own, as each ivm.refresh_view has
-        std::shared_ptr<ViewRuntime> view = runtime_for(id);
-        deferred::apply(*view, false);
-        view.reset();
-        spi::finish();
-    }
+    deferred::apply_views_reading(base, &applied_views);
     return PointerGetDatum(nullptr);
 }
 

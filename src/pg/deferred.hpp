@@ -47,6 +47,11 @@ void follow_drop();
 // How many logged change rows a deferred view has yet to apply (nullopt:
 // not deferred).  Needs SPI.
 std::optional<int64> pending_changes(int32 view_id);
+// Applies the populated deferred views reading `base`, skipping those in
+// `done` and adding the others to it (when given): what a logical
+// replication apply worker's commit (or TRUNCATE) runs.  Opens its own SPI
+// connections.
+void apply_views_reading(Oid base, std::vector<int32>* done);
 // Marks the log triggers' kept plans that involve the relation stale
 // (InvalidOid: all); no PostgreSQL call (a relcache callback).
 void forget_log_writers(Oid relid);
