@@ -188,6 +188,19 @@ SELECT (SELECT count(*) FROM (SELECT * FROM d_part EXCEPT ALL SELECT * FROM d_pa
 DELETE FROM d_p2 WHERE k = 150;
 SELECT ivm.refresh_view('d_part');
 SELECT * FROM d_part ORDER BY v;
+-- A partition read by a deferred view of its own, beside its parent's:
+-- a row written to the partition goes to both logs.
+SET client_min_messages = warning;
+SELECT ivm.create_view('d_part2', 'SELECT v, count(*) AS n FROM d_p2 GROUP BY v', deferred => true);
+RESET client_min_messages;
+INSERT INTO d_p2 VALUES (160, 9), (161, 7);
+DELETE FROM d_p2 WHERE k = 151;
+SELECT ivm.refresh_view('d_part') > 0 AS applied, ivm.refresh_view('d_part2') > 0 AS applied;
+SELECT (SELECT count(*) FROM (SELECT * FROM d_part EXCEPT ALL SELECT * FROM d_part__ivm_query) x) +
+       (SELECT count(*) FROM (SELECT * FROM d_part__ivm_query EXCEPT ALL SELECT * FROM d_part) x) AS part_differs,
+       (SELECT count(*) FROM (SELECT * FROM d_part2 EXCEPT ALL SELECT * FROM d_part2__ivm_query) x) +
+       (SELECT count(*) FROM (SELECT * FROM d_part2__ivm_query EXCEPT ALL SELECT * FROM d_part2) x) AS part2_differs;
+SELECT ivm.drop_view('d_part2');
 -- The log triggers are ivm's: dropping one is refused.
 DROP TRIGGER ivm_log_insert ON d_p1;
 

@@ -64,13 +64,24 @@ TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, b
     return changes;
 }
 
-Oid base_of(Oid relid, const std::vector<Oid>& bases) {
-    if (contains(bases, relid)) return relid;
-    for (Oid base : bases) {
-        if (!call([&] { return has_subclass(base); })) continue;
-        if (contains(with_descendants(base), relid)) return base;
+std::vector<Oid> bases_of(Oid relid, const std::vector<Oid>& bases, bool first_only) {
+    std::vector<Oid> out;
+    if (contains(bases, relid)) {
+        out.push_back(relid);
+        if (first_only) return out;
     }
-    return InvalidOid;
+    for (Oid base : bases) {
+        if (base == relid || !call([&] { return has_subclass(base); })) continue;
+        if (!contains(with_descendants(base), relid)) continue;
+        out.push_back(base);
+        if (first_only) break;
+    }
+    return out;
+}
+
+Oid base_of(Oid relid, const std::vector<Oid>& bases) {
+    const std::vector<Oid> found = bases_of(relid, bases, true);
+    return found.empty() ? InvalidOid : found.front();
 }
 
 }  // namespace ivm::pg

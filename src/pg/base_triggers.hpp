@@ -28,6 +28,10 @@ bool has_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& ba
 // deferred view).
 TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, bool as_owner = false);
 
+// The bases, among `bases`, whose rows a firing on `relid` changes: relid
+// itself and the ancestors it descends from (the first only, when
+// `first_only`).
+std::vector<Oid> bases_of(Oid relid, const std::vector<Oid>& bases, bool first_only = false);
 // The base, among `bases`, that a firing on `relid` belongs to: relid
 // itself, or the ancestor it descends from; InvalidOid if none.
 Oid base_of(Oid relid, const std::vector<Oid>& bases);

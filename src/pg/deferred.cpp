@@ -351,34 +351,34 @@ bool will_recompute(int32 view_id) {
     return state.empty() || state[0][0] == std::string("t");
 }
 
-}  // namespace ivm::pg::deferred
 
-using namespace ivm::pg;
-
-namespace ivm::pg::deferred {
 namespace {
 
 // What a log trigger on one table needs, kept per backend: a one-row write
-// must not pay for finding the log and planning the appends.  A relcache
-// invalidation of the table or its log marks it stale; it is made anew
-// at its next use (not in the callback: the plan may be running).
-struct LogWriter {
-    Oid base = InvalidOid;  // the table, or the ancestor whose log it writes; InvalidOid: none
+// must not pay for finding the logs and planning the appends.  A relcache
+// invalidation of the table or a log marks it stale; it is made anew at its
+// next use (not in the callback: a plan may be running).
+struct LogTarget {
+    Oid base = InvalidOid;  // the table, or an ancestor, that has a log
     Oid log = InvalidOid;
     SPIPlanPtr append_new = nullptr;  // (ivm_new, +1), the command id as $1
     SPIPlanPtr append_old = nullptr;  // (ivm_old, -1)
     SPIPlanPtr append_row = nullptr;  // one row ($1), command id $2, sign $3
-    bool found = false;  // base and log looked up
+};
+struct LogWriter {
+    // Every logged base whose rows the table's rows are: the table and
+    // each logged ancestor (a partition read by one deferred view and its
+    // parent by another writes both logs).
+    std::vector<LogTarget> targets;
+    bool found = false;  // targets looked up
     bool stale = false;
 };
 std::unordered_map<Oid, LogWriter> log_writers;
 
-SPIPlanPtr kept_append(const std::string& log, const std::vector<std::string>& columns, const char* rows, int sign) {
-    const std::string sql = change_log::append_sql(log, columns, rows, sign);
+SPIPlanPtr kept_plan(const std::string& sql, std::vector<Oid> types) {
     const char* text = sql.c_str();
     return call([&] {
-        Oid types[1] = {INT8OID};
-        SPIPlanPtr plan = spi::prepare(text, 1, types);
+        SPIPlanPtr plan = spi::prepare(text, static_cast<int>(types.size()), types.data());
         SPI_keepplan(plan);
         return plan;
     });
@@ -390,41 +390,25 @@ SPIPlanPtr kept_append(const std::string& log, const std::vector<std::string>& c
 const LogWriter& log_writer(Oid relid, TriggerData* data) {
     LogWriter& writer = log_writers[relid];
     if (writer.stale || !writer.found) {
-        for (SPIPlanPtr plan : {writer.append_new, writer.append_old, writer.append_row})
-            if (plan != nullptr) call([&] { SPI_freeplan(plan); });
+        for (const LogTarget& t : writer.targets)
+            for (SPIPlanPtr plan : {t.append_new, t.append_old, t.append_row})
+                if (plan != nullptr) call([&] { SPI_freeplan(plan); });
         writer = LogWriter{};
-        for (const spi::Row& row : spi::query(
-                 "WITH RECURSIVE up(relid, depth) AS (SELECT $1::oid, 0 UNION ALL SELECT i.inhparent, up.depth + 1 "
-                 "FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid) SELECT relid FROM up "
-                 "WHERE pg_catalog.to_regclass('ivm.changes_' OPERATOR(pg_catalog.||) relid) IS NOT NULL "
-                 "ORDER BY depth LIMIT 1",
-                 {std::to_string(relid)}))
-            writer.base = static_cast<Oid>(std::stoul(*row[0]));
-        if (writer.base != InvalidOid) writer.log = log_of(writer.base);
+        for (Oid base : bases_of(relid, bases_with_logs())) writer.targets.push_back({base, log_of(base)});
         writer.found = true;
     }
-    if (writer.base == InvalidOid) return writer;
-    if (TRIGGER_FIRED_FOR_ROW(data->tg_event)) {
-        if (writer.append_row == nullptr) {
-            const std::string sql = change_log::append_row_sql(change_log::table_name(writer.base), data_columns(writer.log));
-            const char* text = sql.c_str();
-            const Oid row_type = data->tg_relation->rd_rel->reltype;
-            writer.append_row = call([&] {
-                Oid types[3] = {row_type, INT8OID, INT4OID};
-                SPIPlanPtr plan = spi::prepare(text, 3, types);
-                SPI_keepplan(plan);
-                return plan;
-            });
-        }
-        return writer;
-    }
-    const bool need_new = data->tg_newtable != nullptr && writer.append_new == nullptr;
-    const bool need_old = data->tg_oldtable != nullptr && writer.append_old == nullptr;
-    if (need_new || need_old) {
-        const std::vector<std::string> columns = data_columns(writer.log);
-        const std::string log = change_log::table_name(writer.base);
-        if (need_new) writer.append_new = kept_append(log, columns, "ivm_new", 1);
-        if (need_old) writer.append_old = kept_append(log, columns, "ivm_old", -1);
+    for (LogTarget& t : writer.targets) {
+        const bool need_row = TRIGGER_FIRED_FOR_ROW(data->tg_event) && t.append_row == nullptr;
+        const bool need_new = !need_row && data->tg_newtable != nullptr && t.append_new == nullptr;
+        const bool need_old = !need_row && data->tg_oldtable != nullptr && t.append_old == nullptr;
+        if (!need_row && !need_new && !need_old) continue;
+        const std::vector<std::string> columns = data_columns(t.log);
+        const std::string log = change_log::table_name(t.base);
+        if (need_row)
+            t.append_row = kept_plan(change_log::append_row_sql(log, columns),
+                                     {data->tg_relation->rd_rel->reltype, INT8OID, INT4OID});
+        if (need_new) t.append_new = kept_plan(change_log::append_sql(log, columns, "ivm_new", 1), {INT8OID});
+        if (need_old) t.append_old = kept_plan(change_log::append_sql(log, columns, "ivm_old", -1), {INT8OID});
     }
     return writer;
 }
@@ -455,8 +439,11 @@ void apply_views_reading(Oid base, std::vector<int32>* done) {
 }
 
 void forget_log_writers(Oid relid) {
-    for (auto& [table, writer] : log_writers)
-        if (relid == InvalidOid || table == relid || writer.base == relid || writer.log == relid) writer.stale = true;
+    for (auto& [table, writer] : log_writers) {
+        bool involved = relid == InvalidOid || table == relid;
+        for (const LogTarget& t : writer.targets) involved |= t.base == relid || t.log == relid;
+        if (involved) writer.stale = true;
+    }
 }
 
 }  // namespace ivm::pg::deferred
@@ -471,34 +458,30 @@ IVM_SQL_FUNCTION(ivm_log_change) {
     const Oid relid = RelationGetRelid(data->tg_relation);
     spi::connect();
     call([&] { SPI_register_trigger_data(data); });
-    const deferred::LogWriter& writer = deferred::log_writer(relid, data);
-    // No log: between a restore's triggers and the first sync of its logs,
-    // when no deferred view has consumed anything yet.
-    if (writer.base == InvalidOid) {
-        spi::finish();
-        return PointerGetDatum(nullptr);
-    }
+    // (a copy: what a relcache invalidation marks stale meanwhile is kept)
+    const deferred::LogWriter writer = deferred::log_writer(relid, data);
+    // (No target at all: between a restore's triggers and the first sync
+    // of its logs, when no deferred view has consumed anything yet.)
     if (TRIGGER_FIRED_BY_TRUNCATE(data->tg_event)) {
-        deferred::mark_recompute(writer.base);
-        const Oid base = writer.base;
+        for (const deferred::LogTarget& t : writer.targets) deferred::mark_recompute(t.base);
         spi::finish();
         // An apply worker's TRUNCATE fires no constraint trigger at its
         // commit: the views reading the table are recomputed now (rows the
         // transaction writes later are applied at its commit).
         if (std::string(data->tg_trigger->tgname) == "ivm_log_truncate_replicated")
-            deferred::apply_views_reading(base, nullptr);
+            for (const deferred::LogTarget& t : writer.targets) deferred::apply_views_reading(t.base, nullptr);
         return PointerGetDatum(nullptr);
     }
-    const deferred::LogWriter copy = writer;  // (what a relcache invalidation marks stale meanwhile is kept)
     catalog::as_owner([&] {
         call([&] {
             Datum command[1] = {Int64GetDatum(GetActiveSnapshot()->curcid)};
-            for (SPIPlanPtr plan : {data->tg_newtable != nullptr ? copy.append_new : nullptr,
-                                    data->tg_oldtable != nullptr ? copy.append_old : nullptr}) {
-                if (plan == nullptr) continue;
-                const int rc = SPI_execute_plan(plan, command, nullptr, false, 0);
-                if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
-            }
+            for (const deferred::LogTarget& t : writer.targets)
+                for (SPIPlanPtr plan : {data->tg_newtable != nullptr ? t.append_new : nullptr,
+                                        data->tg_oldtable != nullptr ? t.append_old : nullptr}) {
+                    if (plan == nullptr) continue;
+                    const int rc = SPI_execute_plan(plan, command, nullptr, false, 0);
+                    if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+                }
         });
     }, true);
     spi::finish();
@@ -513,15 +496,17 @@ IVM_SQL_FUNCTION(ivm_log_row_change) {
     const Oid relid = RelationGetRelid(data->tg_relation);
     spi::connect();
     const deferred::LogWriter writer = deferred::log_writer(relid, data);
-    if (writer.base != InvalidOid) {
+    if (!writer.targets.empty()) {
         catalog::as_owner([&] {
             call([&] {
                 TupleDesc desc = RelationGetDescr(data->tg_relation);
                 const int64 command = GetCurrentCommandId(false);
                 auto append = [&](HeapTuple row, int32 sign) {
                     Datum values[3] = {heap_copy_tuple_as_datum(row, desc), Int64GetDatum(command), Int32GetDatum(sign)};
-                    const int rc = SPI_execute_plan(writer.append_row, values, nullptr, false, 0);
-                    if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+                    for (const deferred::LogTarget& t : writer.targets) {
+                        const int rc = SPI_execute_plan(t.append_row, values, nullptr, false, 0);
+                        if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+                    }
                 };
                 if (TRIGGER_FIRED_BY_INSERT(data->tg_event)) {
                     append(data->tg_trigtuple, 1);
@@ -562,9 +547,9 @@ IVM_SQL_FUNCTION(ivm_apply_replicated) {
         return PointerGetDatum(nullptr);
     applied_tables.push_back(relid);
     spi::connect();
-    const Oid base = deferred::log_writer(relid, data).base;
+    const deferred::LogWriter writer = deferred::log_writer(relid, data);
     spi::finish();
-    deferred::apply_views_reading(base, &applied_views);
+    for (const deferred::LogTarget& t : writer.targets) deferred::apply_views_reading(t.base, &applied_views);
     return PointerGetDatum(nullptr);
 }
 
