@@ -14,11 +14,8 @@ namespace {
 
 
 std::vector<Oid> tables_with_triggers(int32 view_id, triggers::Part part) {
-    std::vector<Oid> out;
-    for (const spi::Row& row : spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = $1 ORDER BY tgrelid",
-                                          {triggers::before_trigger_name(view_id, part)}))
-        out.push_back(static_cast<Oid>(std::stoul(*row[0])));
-    return out;
+    return spi::oids(spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = $1 ORDER BY tgrelid",
+                                {triggers::before_trigger_name(view_id, part)}));
 }
 
 }  // namespace

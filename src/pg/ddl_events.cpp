@@ -41,12 +41,6 @@ std::string oid_array(const std::vector<Oid>& oids) {
     return out + "}";
 }
 
-std::vector<Oid> oids_of(const std::vector<spi::Row>& rows) {
-    std::vector<Oid> out;
-    for (const spi::Row& row : rows)
-        if (row[0]) out.push_back(static_cast<Oid>(std::stoul(*row[0])));
-    return out;
-}
 
 
 // Whether the extension is still there: DROP EXTENSION ivm drops the
@@ -80,7 +74,7 @@ std::string dropped_name(Oid relid) {
 }
 
 void on_sql_drop() {
-    const std::vector<Oid> dropped = oids_of(spi::query(
+    const std::vector<Oid> dropped = spi::oids(spi::query(
         "SELECT objid FROM pg_catalog.pg_event_trigger_dropped_objects() "
         "WHERE classid = 'pg_catalog.pg_class'::regclass AND objsubid = 0"));
     const std::string list = oid_array(dropped);
@@ -134,7 +128,7 @@ void on_sql_drop() {
 
 // The tables a command touched and all their ancestors.
 std::vector<Oid> with_ancestors(const std::vector<Oid>& tables) {
-    return oids_of(spi::query("WITH RECURSIVE up(relid) AS (SELECT pg_catalog.unnest($1::oid[]) UNION "
+    return spi::oids(spi::query("WITH RECURSIVE up(relid) AS (SELECT pg_catalog.unnest($1::oid[]) UNION "
                               "SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid) "
                               "SELECT relid FROM up",
                               {oid_array(tables)}));

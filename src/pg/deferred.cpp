@@ -14,12 +14,6 @@
 namespace ivm::pg::deferred {
 namespace {
 
-std::vector<Oid> oids_of(const std::vector<spi::Row>& rows) {
-    std::vector<Oid> out;
-    for (const spi::Row& r : rows)
-        if (r[0]) out.push_back(static_cast<Oid>(std::stoul(*r[0])));
-    return out;
-}
 
 // The log of a base table, or InvalidOid.
 Oid log_of(Oid base) {
@@ -53,13 +47,13 @@ std::vector<std::string> data_columns(Oid log) {
 // The base tables of deferred views, each once.
 std::vector<Oid> logged_bases() {
     if (!catalog::have_deferred()) return {};
-    return oids_of(spi::query("SELECT DISTINCT b::oid FROM ivm.view_catalog, pg_catalog.unnest(base_relations) b "
+    return spi::oids(spi::query("SELECT DISTINCT b::oid FROM ivm.view_catalog, pg_catalog.unnest(base_relations) b "
                               "WHERE deferred ORDER BY 1"));
 }
 
 // The base tables that have a log.
 std::vector<Oid> bases_with_logs() {
-    return oids_of(spi::query("SELECT pg_catalog.substr(relname, 9)::oid FROM pg_catalog.pg_class WHERE relnamespace = "
+    return spi::oids(spi::query("SELECT pg_catalog.substr(relname, 9)::oid FROM pg_catalog.pg_class WHERE relnamespace = "
                               "'ivm'::regnamespace AND relkind = 'r' AND relname ~ '^changes_[0-9]+$' ORDER BY 1"));
 }
 
@@ -126,6 +120,18 @@ void record_consumed(int32 view_id, Snapshot snapshot, CommandId read_at) {
     });
 }
 
+// Whether the view's next apply recomputes it: marked so, or it never
+// applied (a restore).  `lock`: its state row FOR UPDATE, as an apply takes it.
+bool recompute_next(int32 view_id, bool lock) {
+    std::vector<spi::Row> state;
+    catalog::as_owner([&] {
+        state = spi::query(std::string("SELECT rebuild FROM ivm.deferred_state WHERE view_id = $1::integer") +
+                               (lock ? " FOR UPDATE" : ""),
+                           {std::to_string(view_id)});
+    });
+    return state.empty() || state[0][0] == std::string("t");
+}
+
 // Runs an apply's statements under one snapshot, taken when it is made:
 // the logs and the tables read are then one state without making the base
 // tables' writers wait, at READ COMMITTED too, whose statements would each
@@ -164,7 +170,7 @@ void sync_logs(bool install) {
     // attached) or leaves changes a base table without a logged row: the
     // deferred views recompute.
     const std::vector<Oid> triggered =
-        oids_of(spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = 'ivm_log_insert' ORDER BY 1"));
+        spi::oids(spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = 'ivm_log_insert' ORDER BY 1"));
     std::vector<Oid> installed;
     for (Oid b : wanted)
         if (install || contains(triggered, b)) installed.push_back(b);
@@ -186,7 +192,8 @@ void sync_logs(bool install) {
 }
 
 void follow_ddl(const std::vector<Oid>& tables) {
-    if (!catalog::have_deferred()) return;
+    // Logs live only while deferred views do: most databases' DDL stops here.
+    if (logged_bases().empty()) return;
     for (Oid base : bases_with_logs()) {
         if (!contains(tables, base)) continue;
         const Oid log = log_of(base);
@@ -260,12 +267,7 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
     call([&] {
         for (Oid t : tables) LockRelationOid(t, AccessShareLock);
     });
-    std::vector<spi::Row> state;
-    catalog::as_owner([&] {
-        state = spi::query("SELECT rebuild FROM ivm.deferred_state WHERE view_id = $1::integer FOR UPDATE",
-                           {std::to_string(id)});
-    });
-    recompute = recompute || state.empty() || state[0][0] == std::string("t");
+    recompute = recompute_next(id, true) || recompute;
     MaintenanceResult result;
     bool read_committed = false;
     {
@@ -343,13 +345,7 @@ std::optional<int64> pending_changes(int32 view_id) {
     return pending;
 }
 
-bool will_recompute(int32 view_id) {
-    std::vector<spi::Row> state;
-    catalog::as_owner([&] {
-        state = spi::query("SELECT rebuild FROM ivm.deferred_state WHERE view_id = $1::integer", {std::to_string(view_id)});
-    });
-    return state.empty() || state[0][0] == std::string("t");
-}
+bool will_recompute(int32 view_id) { return recompute_next(view_id, false); }
 
 
 namespace {

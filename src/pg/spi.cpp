@@ -79,6 +79,13 @@ std::vector<Row> query(const std::string& sql, const std::vector<Value>& args) {
     return rows;
 }
 
+std::vector<Oid> oids(const std::vector<Row>& rows) {
+    std::vector<Oid> out;
+    for (const Row& row : rows)
+        if (row[0]) out.push_back(static_cast<Oid>(std::stoul(*row[0])));
+    return out;
+}
+
 int64 query_int(const std::string& sql, const std::vector<Value>& args) {
     std::vector<Row> rows = query(sql, args);
     if (rows.size() != 1 || rows[0].empty())

@@ -23,6 +23,9 @@ uint64 execute(const std::string& sql, const std::vector<Value>& args = {});
 // Runs a query with text parameters and returns its rows as text.
 std::vector<Row> query(const std::string& sql, const std::vector<Value>& args = {});
 
+// The first column of each row, as oids (NULLs skipped).
+std::vector<Oid> oids(const std::vector<Row>& rows);
+
 // The first column of the only row, as an integer (0 when NULL).
 int64 query_int(const std::string& sql, const std::vector<Value>& args = {});
 
