@@ -118,16 +118,14 @@ int32 next_view_id() {
 }
 
 void insert(const Entry& e) {
-    std::string bases = "{";
-    for (std::size_t i = 0; i < e.bases.size(); ++i)
-        bases += (i ? "," : "") + std::to_string(e.bases[i]);
-    bases += "}";
+    const std::string bases = spi::oid_array(e.bases);
+    const bool deferred_known = have_deferred();  // (from 0.4)
     as_catalog_owner([&] {
         spi::execute(std::string("INSERT INTO ivm.view_catalog (view_id, view_name, storage, query_view, "
                      "algorithm, definition, base_relations, recursive_storage, part_of, key_columns") +
-                     (have_deferred() ? ", deferred" : "") + ") VALUES ($1::integer, "
+                     (deferred_known ? ", deferred" : "") + ") VALUES ($1::integer, "
                      "$2::oid, $3::oid, $4::oid, $5, $6, $7::oid[]::regclass[], $8::oid, $9::integer, $10::text[]" +
-                     (have_deferred() ? (e.deferred ? ", true" : ", false") : "") + ")",
+                     (deferred_known ? (e.deferred ? ", true" : ", false") : "") + ")",
                      {std::to_string(e.view_id), std::to_string(e.view), std::to_string(e.storage),
                       std::to_string(e.query_view), e.algorithm, e.definition, bases,
                       e.recursive_storage == InvalidOid ? spi::Value() : spi::Value(std::to_string(e.recursive_storage)),
@@ -279,12 +277,9 @@ void set_populated(int32 view_id, bool populated) {
 }
 
 void set_bases(int32 view_id, const std::vector<Oid>& bases) {
-    std::string array = "{";
-    for (std::size_t i = 0; i < bases.size(); ++i) array += (i ? "," : "") + std::to_string(bases[i]);
-    array += "}";
     as_catalog_owner([&] {
         spi::execute("UPDATE ivm.view_catalog SET base_relations = $2::oid[]::regclass[] WHERE view_id = $1::integer",
-                     {std::to_string(view_id), array});
+                     {std::to_string(view_id), spi::oid_array(bases)});
     });
 }
 

@@ -35,11 +35,6 @@ namespace {
 
 int own_ddl_depth = 0;
 
-std::string oid_array(const std::vector<Oid>& oids) {
-    std::string out = "{";
-    for (std::size_t i = 0; i < oids.size(); ++i) out += (i ? "," : "") + std::to_string(oids[i]);
-    return out + "}";
-}
 
 
 
@@ -77,7 +72,7 @@ void on_sql_drop() {
     const std::vector<Oid> dropped = spi::oids(spi::query(
         "SELECT objid FROM pg_catalog.pg_event_trigger_dropped_objects() "
         "WHERE classid = 'pg_catalog.pg_class'::regclass AND objsubid = 0"));
-    const std::string list = oid_array(dropped);
+    const std::string list = spi::oid_array(dropped);
     // Views that lost one of their own objects go whole.
     std::vector<int32> gone;
     for (const catalog::Entry& e : entries("view_name::oid = ANY ($1::oid[]) OR storage::oid = ANY ($1::oid[]) "
@@ -131,7 +126,7 @@ std::vector<Oid> with_ancestors(const std::vector<Oid>& tables) {
     return spi::oids(spi::query("WITH RECURSIVE up(relid) AS (SELECT pg_catalog.unnest($1::oid[]) UNION "
                               "SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid) "
                               "SELECT relid FROM up",
-                              {oid_array(tables)}));
+                              {spi::oid_array(tables)}));
 }
 
 
@@ -185,7 +180,7 @@ void on_ddl_command_end() {
     const std::string where =
         "base_relations::oid[] && $1::oid[] OR view_id IN (SELECT pg_catalog.substring(tgname, '^ivm_([0-9]+)_')::int "
         "FROM pg_catalog.pg_trigger WHERE tgrelid = ANY ($1::oid[]) AND tgname ~ '^ivm_[0-9]+_before')";
-    for (const catalog::Entry& e : entries(where, oid_array(with_ancestors(tables)))) {
+    for (const catalog::Entry& e : entries(where, spi::oid_array(with_ancestors(tables)))) {
         // Analysis refuses what can no longer be maintained (a table read
         // with FROM ONLY that got children), and so does row security.
         std::shared_ptr<ViewRuntime> view = runtime_for(e.view_id);

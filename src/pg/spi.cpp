@@ -79,6 +79,12 @@ std::vector<Row> query(const std::string& sql, const std::vector<Value>& args) {
     return rows;
 }
 
+std::string oid_array(const std::vector<Oid>& oids) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < oids.size(); ++i) out += (i ? "," : "") + std::to_string(oids[i]);
+    return out + "}";
+}
+
 std::vector<Oid> oids(const std::vector<Row>& rows) {
     std::vector<Oid> out;
     for (const Row& row : rows)

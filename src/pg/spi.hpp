@@ -23,6 +23,9 @@ uint64 execute(const std::string& sql, const std::vector<Value>& args = {});
 // Runs a query with text parameters and returns its rows as text.
 std::vector<Row> query(const std::string& sql, const std::vector<Value>& args = {});
 
+// An array literal of oids, for a $n::oid[] argument.
+std::string oid_array(const std::vector<Oid>& oids);
+
 // The first column of each row, as oids (NULLs skipped).
 std::vector<Oid> oids(const std::vector<Row>& rows);
 

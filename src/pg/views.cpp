@@ -429,14 +429,12 @@ void record(const Names& n, catalog::Entry& entry, const AnalyzedView& analyzed,
 // changes it writes into a subscribed base table would pass an immediate
 // view by.  A deferred view follows them (deferred.hpp).
 void warn_subscribed(const AnalyzedView& a) {
-    std::string bases = "{";
-    for (const std::vector<Oid>* list : {&a.base_oids, &a.recursive_base_oids})
-        for (Oid b : *list) bases += (bases.size() > 1 ? "," : "") + std::to_string(b);
-    bases += "}";
+    std::vector<Oid> bases = a.base_oids;
+    bases.insert(bases.end(), a.recursive_base_oids.begin(), a.recursive_base_oids.end());
     for (const spi::Row& row : spi::query(
              "SELECT DISTINCT r.srrelid::regclass::text FROM pg_catalog.pg_subscription_rel r "
              "WHERE r.srrelid = ANY ($1::oid[]) ORDER BY 1",
-             {bases}))
+             {spi::oid_array(bases)}))
         call([&] {
             ereport(WARNING,
                     (errmsg("table %s is written by a logical replication subscription, whose changes do not "
