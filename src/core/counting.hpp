@@ -183,8 +183,11 @@ std::vector<std::string> storage_index_ddl(const CountingView& view);
 // The user-facing view over the storage: each tuple repeated by its count,
 // or once for DISTINCT.  An unpopulated view has the same columns but reads
 // from ivm.unpopulated(), which refuses like an unpopulated materialized view.
+// `check_snapshots`: a populated view's readers check that their snapshot
+// sees the storage's heap (ivm.snapshot_sees_storage, from version 0.5 of
+// the extension's objects; pg/heap_swap.hpp).
 enum class ViewDdl { Create, Replace };
 std::string user_view_ddl(const CountingView& view, const std::string& user_view, bool populated,
-                          ViewDdl how = ViewDdl::Create);
+                          ViewDdl how = ViewDdl::Create, bool check_snapshots = true);
 
 }  // namespace ivm::counting

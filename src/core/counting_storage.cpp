@@ -57,8 +57,8 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     return ddl;
 }
 
-std::string user_view_ddl(const CountingView& view, const std::string& user_view, bool populated,
-                          ViewDdl how) {
+std::string user_view_ddl(const CountingView& view, const std::string& user_view, bool populated, ViewDdl how,
+                          bool check_snapshots) {
     const std::string create = how == ViewDdl::Create ? "CREATE VIEW " : "CREATE OR REPLACE VIEW ";
     if (!populated) {
         std::vector<std::string> nulls;
@@ -73,7 +73,10 @@ std::string user_view_ddl(const CountingView& view, const std::string& user_view
         const std::string name = tuples::shown_name(c.name);
         shown.push_back("__ivm_s." + c.name + (name == c.name ? "" : " AS " + name));
     }
-    return create + user_view + " AS SELECT " + sql::join(shown, ", ") + " FROM " + from;
+    // (a condition without columns: checked once per query, not per row)
+    const std::string check =
+        check_snapshots ? " WHERE ivm.snapshot_sees_storage(" + sql::literal(view.storage) + "::pg_catalog.regclass)" : "";
+    return create + user_view + " AS SELECT " + sql::join(shown, ", ") + " FROM " + from + check;
 }
 
 }  // namespace ivm::counting

@@ -5,6 +5,10 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
+extern "C" {
+#include "parser/parse_func.h"
+}
+
 #include <functional>
 #include <set>
 #include <sstream>
@@ -219,6 +223,14 @@ bool have_deferred() {
     return call([] {
         Oid relid = get_relname_relid("view_catalog", get_namespace_oid("ivm", false));
         return get_attnum(relid, "deferred") != InvalidAttrNumber;
+    });
+}
+
+bool have_snapshot_check() {
+    return call([] {
+        Oid argument = REGCLASSOID;
+        List* name = list_make2(makeString(pstrdup("ivm")), makeString(pstrdup("snapshot_sees_storage")));
+        return OidIsValid(LookupFuncName(name, 1, &argument, true));
     });
 }
 

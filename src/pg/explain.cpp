@@ -179,8 +179,11 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     if (rebuilds)
         lines.push_back("rebuild the storage (also for a large change of more than ivm.rebuild_fraction, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +
-                        ", of the rows of the largest base relation and of the stored tuples): " +
-                        counting::rebuild_statement(model));
+                        ", of the tuples the view holds after it: the rows of its largest base relation or its stored tuples, "
+                        "whichever is more, plus the rows inserted less those deleted): its rows filled into a new "
+                        "heap swapped in, as REFRESH does, where no one reads the view then (ivm.rebuild_by_swap, now " +
+                        spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_by_swap')").at(0).at(0).value_or("") +
+                        "), else rewritten in place: " + counting::rebuild_statement(model));
     lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
     lines.push_back("  delta: " + counting::refresh_delta_query(model));
     if (view.analyzed.program) return explain_program(*view.analyzed.program, view.entry.recursive_storage, lines);

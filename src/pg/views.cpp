@@ -143,7 +143,7 @@ void create_storage_and_view(const Names& n, const AnalyzedView& a) {
     const bool index_later = counting::can_rebuild(a.model);
     for (const std::string& ddl : counting::storage_ddl(a.model, n.query, index_later)) spi::execute(ddl);
     spi::execute(triggers::storage_guard_ddl(n.storage));
-    spi::execute(counting::user_view_ddl(a.model, n.view, true));
+    spi::execute(counting::user_view_ddl(a.model, n.view, true, counting::ViewDdl::Create, catalog::have_snapshot_check()));
     for (const std::string& ddl : triggers::view_guard_ddl(n.view)) spi::execute(ddl);
     spi::execute("COMMENT ON TABLE " + n.storage + " IS " +
                  sql::literal("storage of incrementally maintained view " + n.view));
@@ -562,7 +562,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     // and the view over it, as their DDL says.
     auto shape = [&](const CountingView& m) {
         std::vector<std::string> ddl = counting::storage_ddl(m, n.query);
-        ddl.push_back(counting::user_view_ddl(m, n.view, true));
+        ddl.push_back(counting::user_view_ddl(m, n.view, true, counting::ViewDdl::Create, catalog::have_snapshot_check()));
         return ddl;
     };
     const std::vector<std::string> old_shape = shape(old_view->analyzed.model);
@@ -635,7 +635,7 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
         // Like REFRESH MATERIALIZED VIEW ... WITH NO DATA: no rows, reads
         // refused, base-table changes no longer maintain it; and back.
         spi::execute(counting::user_view_ddl(view->analyzed.model, qualified_name(entry.view), with_data,
-                                             counting::ViewDdl::Replace));
+                                             counting::ViewDdl::Replace, catalog::have_snapshot_check()));
         catalog::set_populated(entry.view_id, with_data);
         forget_runtime(entry.view_id);
         view = runtime_for(entry.view_id);

@@ -1,0 +1,93 @@
+-- A rebuild (here every change rebuilds: ivm.rebuild_fraction = 0) fills a
+-- new heap and swaps it in for the storage's, as REFRESH does, where
+-- nothing reads the storage's changes and nothing of this transaction has
+-- it open; otherwise, and with ivm.rebuild_by_swap off, it rewrites the
+-- storage in place.  Either way the view equals its query.
+-- (Concurrent readers: test/isolation/specs/rebuild_swap.spec.)
+CREATE TABLE sw_a (aid int PRIMARY KEY, bid int, abalance int);
+CREATE TABLE sw_b (bid int PRIMARY KEY, bbalance int);
+INSERT INTO sw_b SELECT g, g * 10 FROM generate_series(1, 10) g;
+INSERT INTO sw_a SELECT g, g % 10 + 1, 0 FROM generate_series(1, 2000) g;
+SET client_min_messages = warning;
+SELECT ivm.create_view('sw_join', 'SELECT a.aid, a.bid, a.abalance, b.bbalance FROM sw_a a JOIN sw_b b USING (bid)');
+SELECT ivm.create_view('sw_distinct', 'SELECT DISTINCT a.bid, b.bbalance FROM sw_a a JOIN sw_b b USING (bid)');
+RESET client_min_messages;
+CREATE TABLE sw_heaps (view regclass PRIMARY KEY, filenode oid);
+CREATE FUNCTION sw_swapped(v regclass) RETURNS boolean LANGUAGE sql AS $$
+    WITH now AS (SELECT pg_relation_filenode(storage) AS filenode FROM ivm.views WHERE name = v),
+         old AS (INSERT INTO sw_heaps SELECT v, filenode FROM now
+                 ON CONFLICT (view) DO UPDATE SET filenode = excluded.filenode
+                 RETURNING (SELECT filenode FROM sw_heaps WHERE view = v) AS before)
+    SELECT before IS DISTINCT FROM (SELECT filenode FROM now) FROM old
+$$;
+SELECT sw_swapped('sw_join') IS NOT NULL AND sw_swapped('sw_distinct') IS NOT NULL AS remembered;
+-- the definition checks its readers' snapshots
+SELECT pg_get_viewdef('sw_join') LIKE '%ivm.snapshot_sees_storage(%' AS checks;
+SET ivm.rebuild_fraction = 0;
+
+-- swapped: the view's rows, its key index
+UPDATE sw_a SET abalance = abalance + 1 WHERE aid <= 1500;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join,
+       sw_swapped('sw_distinct') AS distinct_swapped, ivm_check('sw_distinct') AS sw_distinct;
+SELECT indexrelid::regclass AS index, indisvalid FROM pg_index WHERE indrelid = 'sw_join__ivm_data'::regclass;
+SET enable_seqscan = off;
+SELECT sum(abalance) FROM sw_join WHERE aid BETWEEN 1 AND 2000;  -- the rebuilt index finds the rows
+RESET enable_seqscan;
+
+-- a swap rolls back with its (sub)transaction, and can follow another
+BEGIN;
+DELETE FROM sw_a WHERE aid > 1000;
+SELECT sw_swapped('sw_join') AS swapped, count(*) FROM sw_join;
+SAVEPOINT s;
+UPDATE sw_a SET abalance = 7;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
+ROLLBACK TO SAVEPOINT s;
+SELECT ivm_check('sw_join') AS sw_join, count(*) FROM sw_join;
+ROLLBACK;
+SELECT ivm_check('sw_join') AS sw_join, count(*) FROM sw_join;
+SELECT sw_swapped('sw_join');  -- (the heap of before the transaction)
+
+-- in place: turned off
+SET ivm.rebuild_by_swap = off;
+UPDATE sw_a SET abalance = abalance + 1;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
+RESET ivm.rebuild_by_swap;
+
+-- in place: a cursor of this transaction reads the view
+BEGIN;
+DECLARE c CURSOR FOR SELECT aid FROM sw_join ORDER BY aid;
+FETCH 2 FROM c;
+UPDATE sw_a SET abalance = abalance + 1;
+FETCH 2 FROM c;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
+COMMIT;
+
+-- in place: the changing statement reads the view
+UPDATE sw_a SET abalance = abalance + 1 WHERE aid IN (SELECT aid FROM sw_join WHERE bid = 3);
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
+
+-- in place: a view reads this one's changes
+SET client_min_messages = warning;
+SELECT ivm.create_view('sw_over', 'SELECT bid, count(*) AS n, sum(abalance) AS total FROM sw_join GROUP BY bid');
+RESET client_min_messages;
+UPDATE sw_a SET abalance = abalance + 1;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join, ivm_check('sw_over') AS sw_over;
+SELECT ivm.drop_view('sw_over');
+UPDATE sw_a SET abalance = abalance + 1;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
+
+-- in place: a view whose definition does not check its readers' snapshots
+-- (made before ivm 0.5)
+CREATE OR REPLACE VIEW sw_join AS
+    SELECT s.aid, s.bid, s.abalance, s.bbalance FROM sw_join__ivm_data s CROSS JOIN LATERAL ivm.copies(s.__ivm_count) n;
+UPDATE sw_a SET abalance = abalance + 1;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
+-- made again by ivm, it checks them
+SELECT ivm.refresh_view('sw_join', with_data => false);
+SELECT ivm.refresh_view('sw_join') AS rows;
+SELECT pg_get_viewdef('sw_join') LIKE '%ivm.snapshot_sees_storage(%' AS checks;
+
+RESET ivm.rebuild_fraction;
+SELECT ivm.drop_view('sw_join'), ivm.drop_view('sw_distinct');
+DROP FUNCTION sw_swapped(regclass);
+DROP TABLE sw_a, sw_b, sw_heaps;

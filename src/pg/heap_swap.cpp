@@ -1,0 +1,103 @@
+#include "pg/heap_swap.hpp"
+
+#include "pg/boundary.hpp"
+#include "pg/spi.hpp"
+
+extern "C" {
+#include "access/multixact.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_publication.h"
+#include "commands/cluster.h"
+#include "utils/snapmgr.h"
+}
+
+namespace ivm::pg {
+
+bool rebuild_by_swap = true;
+
+namespace {
+
+// The name of the trigger that refuses direct writes to a storage, the one
+// trigger a swap leaves nothing unfired for.
+constexpr const char* refusal_trigger = "ivm_refuse_change";
+
+// Whether the user view's definition reads ivm.snapshot_sees_storage (views
+// made before ivm 0.5 do not until they are made again).
+bool view_checks_snapshots(Oid view) {
+    return spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON "
+                          "d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid "
+                          "WHERE r.ev_class = " + std::to_string(view) +
+                          " AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.refobjid = "
+                          "pg_catalog.to_regprocedure('ivm.snapshot_sees_storage(pg_catalog.regclass)')") > 0;
+}
+
+}  // namespace
+
+bool may_swap(Oid storage, Oid view) {
+    if (!rebuild_by_swap || !view_checks_snapshots(view)) return false;
+    return call([&] {
+        Relation rel = table_open(storage, NoLock);  // locked EXCLUSIVE by maintenance already
+        bool quiet = rel->rd_rel->relkind == RELKIND_RELATION && !rel->rd_rel->relhasrules;
+        if (rel->trigdesc != nullptr)
+            for (int i = 0; i < rel->trigdesc->numtriggers; ++i)
+                if (strcmp(rel->trigdesc->triggers[i].tgname, refusal_trigger) != 0) quiet = false;
+        // One reference is ours; more are queries of this transaction
+        // reading it (a cursor, the statement that fired maintenance).
+        const int expected = rel->rd_isnailed ? 2 : 1;
+        if (rel->rd_refcnt != expected || AfterTriggerPendingOnRel(storage)) quiet = false;
+        table_close(rel, NoLock);
+        if (!quiet || GetRelationPublications(storage) != NIL) return false;
+        return ConditionalLockRelationOid(storage, AccessExclusiveLock);
+    });
+}
+
+std::optional<BulkFill> swap_storage(Oid storage, const std::string& query, const char* counted) {
+    Oid fresh = call([&] {
+        Relation rel = table_open(storage, AccessExclusiveLock);
+        const Oid space = rel->rd_rel->reltablespace, method = rel->rd_rel->relam;
+        const char persistence = rel->rd_rel->relpersistence;
+        table_close(rel, NoLock);
+        return make_new_heap(storage, space, method, persistence, AccessExclusiveLock);
+    });
+    const std::optional<BulkFill> filled = bulk_fill(fresh, query, counted);
+    call([&] {
+        if (!filled) {  // the transient heap goes; the storage is as it was
+            ObjectAddress heap;
+            ObjectAddressSet(heap, RelationRelationId, fresh);
+            performDeletion(&heap, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+            return;
+        }
+        const char persistence = get_rel_persistence(storage);
+        finish_heap_swap(storage, fresh, false, false, true, true, RecentXmin, ReadNextMultiXactId(), persistence);
+        CommandCounterIncrement();
+    });
+    return filled;
+}
+
+}  // namespace ivm::pg
+
+extern "C" {
+PG_FUNCTION_INFO_V1(ivm_snapshot_sees_storage);
+
+// ivm.snapshot_sees_storage(storage): true, or 40001 where the storage's
+// heap was swapped (or its table otherwise changed) by a transaction the
+// query's snapshot does not see: that snapshot would read the new heap's
+// rows as not yet there.  Plain C over the syscache: no C++ runs here.
+Datum ivm_snapshot_sees_storage(PG_FUNCTION_ARGS) {
+    const Oid storage = PG_GETARG_OID(0);
+    HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(storage));
+    if (!HeapTupleIsValid(tuple)) PG_RETURN_BOOL(true);
+    const TransactionId changer = HeapTupleHeaderGetXmin(tuple->t_data);
+    ReleaseSysCache(tuple);
+    const Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : nullptr;
+    if (snapshot != nullptr && IsMVCCSnapshot(snapshot) && TransactionIdIsNormal(changer) &&
+        !TransactionIdIsCurrentTransactionId(changer) && XidInMVCCSnapshot(changer, snapshot))
+        ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+                        errmsg("could not serialize access due to a concurrent rebuild of view storage \"%s\"",
+                               get_rel_name(storage)),
+                        errdetail("A transaction that committed after this one's snapshot was taken "
+                                  "replaced the view's storage."),
+                        errhint("The transaction might succeed if retried.")));
+    PG_RETURN_BOOL(true);
+}
+}
