@@ -392,6 +392,18 @@ TEST(CountingStorage, BagViewRepeatsTuplesDistinctViewDoesNot) {
     EXPECT_NE(ivm::counting::row_count_query(v).find("count(*)"), std::string::npos);
 }
 
+TEST(CountingStorage, PopulatedViewChecksItsReadersSnapshotsOncePerQuery) {
+    using ivm::counting::ViewDdl;
+    CountingView v = join_view();
+    const std::string checked = ivm::counting::user_view_ddl(v, "public.v", true);
+    const std::string check = " WHERE ivm.snapshot_sees_storage('" + v.storage + "'::pg_catalog.regclass)";
+    ASSERT_GE(checked.size(), check.size());
+    EXPECT_EQ(checked.substr(checked.size() - check.size()), check);  // no column in it: a one-time filter
+    EXPECT_EQ(ivm::counting::user_view_ddl(v, "public.v", true, ViewDdl::Create, false).find("snapshot_sees_storage"),
+              std::string::npos);  // objects older than 0.5
+    EXPECT_EQ(ivm::counting::user_view_ddl(v, "public.v", false).find("snapshot_sees_storage"), std::string::npos);
+}
+
 TEST(CountingStorage, UnpopulatedViewKeepsTheColumnsAndRefusesReads) {
     CountingView v = join_view();
     v.columns[0].type = "integer";
