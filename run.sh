@@ -139,6 +139,7 @@ run_tests() {
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
     suite "read replica (a streaming standby, pg_basebackup)" "$here/test/replica/run.sh"
     suite "logical replication subscriber (two publishers, deferred views)" "$here/test/replica/subscriber.sh"
+    suite "background worker applying deferred views (ivm.apply_interval)" "$here/test/apply_worker/run.sh"
     # Correctness must not rest on the preload: every suite again on a
     # cluster started without it (the differential tester on fewer seeds).
     stop_cluster
@@ -153,6 +154,7 @@ run_tests() {
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     suite "read replica without shared_preload_libraries" "$here/test/replica/run.sh"
     suite "logical replication subscriber without shared_preload_libraries" "$here/test/replica/subscriber.sh"
+    suite "no background worker without shared_preload_libraries" "$here/test/apply_worker/run.sh"
     echo
     echo "test suites: $passed passed, $failed failed ($((SECONDS - started)) s)"
     [ "$failed" -eq 0 ]

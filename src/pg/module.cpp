@@ -1,4 +1,5 @@
 // Module load: the callbacks that keep backend-local state honest.
+#include "pg/apply_worker.hpp"
 #include "pg/deferred.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
@@ -55,5 +56,9 @@ void _PG_init(void) {
     CacheRegisterRelcacheCallback(on_relcache, 0);
     ivm::pg::define_settings();
     ivm::pg::faults::define_setting();
-    if (process_shared_preload_libraries_in_progress) ivm::pg::shared::install_hooks();
+    ivm::pg::apply_worker::define_setting();
+    if (process_shared_preload_libraries_in_progress) {
+        ivm::pg::shared::install_hooks();
+        ivm::pg::apply_worker::register_launcher();
+    }
 }
