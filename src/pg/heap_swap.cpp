@@ -8,6 +8,9 @@ extern "C" {
 #include "catalog/dependency.h"
 #include "catalog/pg_publication.h"
 #include "commands/cluster.h"
+#include "storage/lock.h"
+#include "storage/procarray.h"
+#include "storage/sinvaladt.h"
 #include "utils/snapmgr.h"
 }
 
@@ -31,6 +34,48 @@ bool view_checks_snapshots(Oid view) {
                           "pg_catalog.to_regprocedure('ivm.snapshot_sees_storage(pg_catalog.regclass)')") > 0;
 }
 
+// Where only autovacuum workers hold locks on the storage, cancels them, as
+// PostgreSQL cancels one that blocks a lock request (a REFRESH's, a
+// TRUNCATE's) after deadlock_timeout; not one that prevents wraparound.
+// False, and none cancelled, where anyone else holds one.  Raw PostgreSQL
+// calls: inside call().
+bool cancel_autovacuum(Oid storage) {
+    LOCKTAG tag;
+    SET_LOCKTAG_RELATION(tag, MyDatabaseId, storage);
+    int count = 0;
+    VirtualTransactionId* holders = GetLockConflicts(&tag, AccessExclusiveLock, &count);
+    pid_t workers[64];
+    int found = 0;
+    bool only_autovacuum = count > 0 && count <= 64;
+    LWLockAcquire(ProcArrayLock, LW_SHARED);
+    for (int i = 0; only_autovacuum && i < count; ++i) {
+        PGPROC* proc = BackendIdGetProc(holders[i].backendId);
+        if (proc == nullptr || (proc->statusFlags & PROC_IS_AUTOVACUUM) == 0 ||
+            (proc->statusFlags & PROC_VACUUM_FOR_WRAPAROUND) != 0)
+            only_autovacuum = false;
+        else
+            workers[found++] = proc->pid;
+    }
+    LWLockRelease(ProcArrayLock);
+    if (!only_autovacuum) return false;
+    for (int i = 0; i < found; ++i) kill(workers[i], SIGINT);
+    return true;
+}
+
+// ACCESS EXCLUSIVE on the storage if granted at once, or within 100 ms of
+// cancelling the autovacuum workers that alone hold it: never waiting for
+// a reader.  Raw PostgreSQL calls: inside call().
+bool lock_at_once(Oid storage) {
+    if (ConditionalLockRelationOid(storage, AccessExclusiveLock)) return true;
+    if (!cancel_autovacuum(storage)) return false;
+    for (int tries = 0; tries < 50; ++tries) {
+        pg_usleep(2000L);
+        CHECK_FOR_INTERRUPTS();
+        if (ConditionalLockRelationOid(storage, AccessExclusiveLock)) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 bool may_swap(Oid storage, Oid view) {
@@ -47,7 +92,7 @@ bool may_swap(Oid storage, Oid view) {
         if (rel->rd_refcnt != expected || AfterTriggerPendingOnRel(storage)) quiet = false;
         table_close(rel, NoLock);
         if (!quiet || GetRelationPublications(storage) != NIL) return false;
-        return ConditionalLockRelationOid(storage, AccessExclusiveLock);
+        return lock_at_once(storage);
     });
 }
 
