@@ -1,8 +1,8 @@
 -- ivm 0.4 -> 0.5: a rebuild may swap in a new heap for a view's storage
 -- (ivm.rebuild_by_swap); views made from now on check that their readers'
 -- snapshots see it.  Views made before keep their definitions (an extension
--- script may not replace them) and are rebuilt in place until made again
--- (ivm.refresh_view(name, with_data => false), then ivm.refresh_view(name)).
+-- script may not replace them) and are rebuilt in place until
+-- ivm.refresh_view(name) makes their definitions check.
 \echo Use "ALTER EXTENSION ivm UPDATE TO '0.5'" to load this file. \quit
 
 -- Read by each view's definition: 40001 for a query whose snapshot does not

@@ -24,16 +24,6 @@ namespace {
 // trigger a swap leaves nothing unfired for.
 constexpr const char* refusal_trigger = "ivm_refuse_change";
 
-// Whether the user view's definition reads ivm.snapshot_sees_storage (views
-// made before ivm 0.5 do not until they are made again).
-bool view_checks_snapshots(Oid view) {
-    return spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON "
-                          "d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid "
-                          "WHERE r.ev_class = " + std::to_string(view) +
-                          " AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.refobjid = "
-                          "pg_catalog.to_regprocedure('ivm.snapshot_sees_storage(pg_catalog.regclass)')") > 0;
-}
-
 // Where only autovacuum workers hold locks on the storage, cancels them, as
 // PostgreSQL cancels one that blocks a lock request (a REFRESH's, a
 // TRUNCATE's) after deadlock_timeout; not one that prevents wraparound.
@@ -78,8 +68,16 @@ bool lock_at_once(Oid storage) {
 
 }  // namespace
 
+bool checks_snapshots(Oid view) {
+    return spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON "
+                          "d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid "
+                          "WHERE r.ev_class = " + std::to_string(view) +
+                          " AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.refobjid = "
+                          "pg_catalog.to_regprocedure('ivm.snapshot_sees_storage(pg_catalog.regclass)')") > 0;
+}
+
 bool may_swap(Oid storage, Oid view) {
-    if (!rebuild_by_swap || !view_checks_snapshots(view)) return false;
+    if (!rebuild_by_swap || !checks_snapshots(view)) return false;
     return call([&] {
         Relation rel = table_open(storage, NoLock);  // locked EXCLUSIVE by maintenance already
         bool quiet = rel->rd_rel->relkind == RELKIND_RELATION && !rel->rd_rel->relhasrules;

@@ -27,6 +27,11 @@ namespace ivm::pg {
 // and readers never wait.
 extern bool rebuild_by_swap;
 
+// Whether user view `view`'s definition reads ivm.snapshot_sees_storage
+// (views made before version 0.5 of ivm's objects do not until
+// ivm.refresh_view makes it again).  Needs SPI.
+bool checks_snapshots(Oid view);
+
 // Whether the storage of user view `view` may be swapped now; if so it is
 // locked ACCESS EXCLUSIVE for the transaction.  It may where the view
 // checks its readers' snapshots, nothing reads the storage's changes (no

@@ -10,6 +10,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/faults.hpp"
+#include "pg/heap_swap.hpp"
 #include "pg/window_steps.hpp"
 #include "pg/ddl_events.hpp"
 #include "pg/deferred.hpp"
@@ -631,7 +632,10 @@ IVM_SQL_FUNCTION(ivm_refresh_view) {
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     int64 rows = 0;
     const bool populating = with_data && !entry.populated;
-    if (entry.populated != with_data) {
+    // A view made before ivm 0.5 of the objects gets the check of its
+    // readers' snapshots (and with it rebuilds by swap) once refreshed.
+    const bool unchecked = with_data && entry.populated && catalog::have_snapshot_check() && !checks_snapshots(entry.view);
+    if (entry.populated != with_data || unchecked) {
         // Like REFRESH MATERIALIZED VIEW ... WITH NO DATA: no rows, reads
         // refused, base-table changes no longer maintain it; and back.
         spi::execute(counting::user_view_ddl(view->analyzed.model, qualified_name(entry.view), with_data,
