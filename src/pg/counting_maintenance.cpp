@@ -36,8 +36,9 @@ void define_settings() {
                              &allow_parallel_writers, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomRealVariable("ivm.rebuild_fraction",
                              "Changes larger than this fraction of a view's input rebuild its storage.",
-                             "A change of more transition rows than this fraction of the rows the view's query reads "
-                             "(and of the tuples it stores) recomputes the view instead of merging its delta.",
+                             "A change of more transition rows than this fraction of the tuples the view holds after "
+                             "it (the rows its query reads or its stored tuples, whichever is more, plus the rows "
+                             "inserted less those deleted) recomputes the view instead of merging its delta.",
                              &rebuild_fraction, 0.5, 0.0, 1e10, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomBoolVariable("ivm.rebuild_by_swap",
                              "Lets a rebuild of a view's storage fill a new heap and swap it in, as REFRESH does.",
