@@ -68,7 +68,10 @@ std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const cha
         List* queries = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql, nullptr, 0, nullptr);
         if (list_length(queries) != 1) elog(ERROR, "ivm's fill query rewrote to several");
         PlannedStmt* plan = pg_plan_query(linitial_node(Query, queries), sql, 0, nullptr);
-        PushCopiedSnapshot(GetActiveSnapshot());
+        // A snapshot as SPI takes one for a statement: at READ COMMITTED a
+        // new one, which sees what writers that maintenance waited for
+        // committed since the firing statement began.
+        PushActiveSnapshot(GetTransactionSnapshot());
         UpdateActiveSnapshotCommandId();
         auto* r = static_cast<FillReceiver*>(palloc0(sizeof(FillReceiver)));
         r->pub.receiveSlot = fill_receive;
