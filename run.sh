@@ -137,6 +137,8 @@ run_tests() {
     suite "differential tests" "$here/test/differential/run.sh"
     suite "TPC-H queries as views under the refresh functions and updates" "$here/test/tpch/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
+    suite "concurrent writers, every change rebuilding (by heap swap)" \
+        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
     suite "read replica (a streaming standby, pg_basebackup)" "$here/test/replica/run.sh"
     suite "logical replication subscriber (two publishers, deferred views)" "$here/test/replica/subscriber.sh"
     suite "background worker applying deferred views (ivm.apply_interval)" "$here/test/apply_worker/run.sh"
@@ -152,6 +154,8 @@ run_tests() {
     suite "differential tests without shared_preload_libraries" "$here/test/differential/run.sh" 2 100
     suite "TPC-H queries as views without shared_preload_libraries" "$here/test/tpch/run.sh"
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
+    suite "concurrent writers, every change rebuilding, without shared_preload_libraries" \
+        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
     suite "read replica without shared_preload_libraries" "$here/test/replica/run.sh"
     suite "logical replication subscriber without shared_preload_libraries" "$here/test/replica/subscriber.sh"
     suite "no background worker without shared_preload_libraries" "$here/test/apply_worker/run.sh"

@@ -9,6 +9,9 @@
 # cycles"; test/isolation/specs/parallel_writers.spec asserts them one by one).  Runs against the cluster in PGHOST/PGPORT, with or
 # without ivm in shared_preload_libraries (run.sh runs it both ways).
 #   test/concurrent/run.sh [clients] [seconds per level]
+# IVM_CONCURRENT_OPTIONS: more server options for the clients (run.sh runs
+# it once more with ivm.rebuild_fraction = 0: every change rebuilds its
+# views, by heap swap where it can).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../lib.sh"
@@ -21,7 +24,7 @@ failed=0
 for level in "read committed" "repeatable read" "serializable"; do
     "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
     "${psql[@]}" -d $db -c "CREATE EXTENSION ivm" -f "$here/views.sql" >/dev/null
-    out=$(PGOPTIONS="-c default_transaction_isolation=${level// /\\ }" \
+    out=$(PGOPTIONS="-c default_transaction_isolation=${level// /\\ } ${IVM_CONCURRENT_OPTIONS:-}" \
           "$bindir/pgbench" -n -c "$clients" -T "$seconds" --max-tries=50 --random-seed=7 --verbose-errors \
               -f "$here/writes.pgbench" "$db" 2>&1) || { tail -n 20 <<<"$out"; failed=1; continue; }
     # what the retries were: ivm's writers that would wait for each other
@@ -35,7 +38,7 @@ for level in "read committed" "repeatable read" "serializable"; do
     lost=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' <<<"$out")
     if check_views $db >/dev/null; then verdict="views equal their queries"
     else verdict="A VIEW DIFFERS"; failed=1; fi
-    echo "concurrent: $level, $clients clients, ${seconds} s (preload '${preload}'): $done_tx transactions," \
+    echo "concurrent: $level, $clients clients, ${seconds} s (preload '${preload}'${IVM_CONCURRENT_OPTIONS:+, $IVM_CONCURRENT_OPTIONS}): $done_tx transactions," \
          "${retried:-0} retried after $errors errors ($cycles writer cycles, $((serialization - cycles)) other 40001, $deadlocks 40P01)," \
          "${lost:-0} failed after retries; $verdict"
     [ "${done_tx:-0}" -gt 0 ] || { tail -n 20 <<<"$out"; failed=1; }
