@@ -8,9 +8,6 @@ extern "C" {
 #include "catalog/dependency.h"
 #include "catalog/pg_publication.h"
 #include "commands/cluster.h"
-#include "storage/lock.h"
-#include "storage/procarray.h"
-#include "storage/sinvaladt.h"
 #include "utils/snapmgr.h"
 }
 
@@ -23,48 +20,6 @@ namespace {
 // The name of the trigger that refuses direct writes to a storage, the one
 // trigger a swap leaves nothing unfired for.
 constexpr const char* refusal_trigger = "ivm_refuse_change";
-
-// Where only autovacuum workers hold locks on the storage, cancels them, as
-// PostgreSQL cancels one that blocks a lock request (a REFRESH's, a
-// TRUNCATE's) after deadlock_timeout; not one that prevents wraparound.
-// False, and none cancelled, where anyone else holds one.  Raw PostgreSQL
-// calls: inside call().
-bool cancel_autovacuum(Oid storage) {
-    LOCKTAG tag;
-    SET_LOCKTAG_RELATION(tag, MyDatabaseId, storage);
-    int count = 0;
-    VirtualTransactionId* holders = GetLockConflicts(&tag, AccessExclusiveLock, &count);
-    pid_t workers[64];
-    int found = 0;
-    bool only_autovacuum = count > 0 && count <= 64;
-    LWLockAcquire(ProcArrayLock, LW_SHARED);
-    for (int i = 0; only_autovacuum && i < count; ++i) {
-        PGPROC* proc = BackendIdGetProc(holders[i].backendId);
-        if (proc == nullptr || (proc->statusFlags & PROC_IS_AUTOVACUUM) == 0 ||
-            (proc->statusFlags & PROC_VACUUM_FOR_WRAPAROUND) != 0)
-            only_autovacuum = false;
-        else
-            workers[found++] = proc->pid;
-    }
-    LWLockRelease(ProcArrayLock);
-    if (!only_autovacuum) return false;
-    for (int i = 0; i < found; ++i) kill(workers[i], SIGINT);
-    return true;
-}
-
-// ACCESS EXCLUSIVE on the storage if granted at once, or within 100 ms of
-// cancelling the autovacuum workers that alone hold it: never waiting for
-// a reader.  Raw PostgreSQL calls: inside call().
-bool lock_at_once(Oid storage) {
-    if (ConditionalLockRelationOid(storage, AccessExclusiveLock)) return true;
-    if (!cancel_autovacuum(storage)) return false;
-    for (int tries = 0; tries < 50; ++tries) {
-        pg_usleep(2000L);
-        CHECK_FOR_INTERRUPTS();
-        if (ConditionalLockRelationOid(storage, AccessExclusiveLock)) return true;
-    }
-    return false;
-}
 
 }  // namespace
 
@@ -90,7 +45,9 @@ bool may_swap(Oid storage, Oid view) {
         if (rel->rd_refcnt != expected || AfterTriggerPendingOnRel(storage)) quiet = false;
         table_close(rel, NoLock);
         if (!quiet || GetRelationPublications(storage) != NIL) return false;
-        return lock_at_once(storage);
+        // (autovacuum holds none: maintenance locked the storage EXCLUSIVE
+        // already, waiting as any lock request does for one to be cancelled)
+        return ConditionalLockRelationOid(storage, AccessExclusiveLock);
     });
 }
 

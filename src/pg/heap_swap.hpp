@@ -38,8 +38,7 @@ bool checks_snapshots(Oid view);
 // trigger on it but ivm's refusal of direct writes: no view over it, no
 // change log of a deferred view), it is in no publication, no query of
 // this transaction has it open, and no other transaction holds a lock on
-// it (autovacuum workers that alone do are cancelled, as for a REFRESH).
-// Needs SPI.
+// it.  Needs SPI.
 bool may_swap(Oid storage, Oid view);
 
 // Fills a new heap with `query`'s rows (as bulk_fill, summing `counted`)
