@@ -47,8 +47,10 @@ namespace {
 constexpr const char* refuse = " EXECUTE FUNCTION ivm.refuse_direct_change()";
 }
 
+const char* const guard_trigger = "ivm_refuse_change";
+
 std::string storage_guard_ddl(const std::string& storage) {
-    return "CREATE TRIGGER ivm_refuse_change BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + storage +
+    return std::string("CREATE TRIGGER ") + guard_trigger + " BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + storage +
            " FOR EACH STATEMENT" + refuse;
 }
 
@@ -57,7 +59,7 @@ std::vector<std::string> view_guard_ddl(const std::string& user_view) {
         // Statement triggers on a view fire only when an INSTEAD OF row
         // trigger handles the statement; both refuse, so even a statement
         // that matches no row is turned down.
-        "CREATE TRIGGER ivm_refuse_change INSTEAD OF INSERT OR UPDATE OR DELETE ON " + user_view +
+        std::string("CREATE TRIGGER ") + guard_trigger + " INSTEAD OF INSERT OR UPDATE OR DELETE ON " + user_view +
             " FOR EACH ROW" + refuse,
         "CREATE TRIGGER ivm_refuse_statement BEFORE INSERT OR UPDATE OR DELETE ON " + user_view +
             " FOR EACH STATEMENT" + refuse,

@@ -18,7 +18,9 @@ std::vector<std::string> base_table_drop(int view_id, const std::string& base, P
 // The name of the BEFORE trigger, present wherever the part has triggers.
 std::string before_trigger_name(int view_id, Part part);
 
-// Refuse direct writes: on a storage table, and on the user-facing view.
+// Refuse direct writes: on a storage table, and on the user-facing view,
+// by triggers of this name (and a statement trigger on the view).
+extern const char* const guard_trigger;
 std::string storage_guard_ddl(const std::string& storage);
 std::vector<std::string> view_guard_ddl(const std::string& user_view);
 

@@ -226,13 +226,15 @@ bool have_deferred() {
     });
 }
 
-bool have_snapshot_check() {
+Oid snapshot_check_function() {
     return call([] {
         Oid argument = REGCLASSOID;
         List* name = list_make2(makeString(pstrdup("ivm")), makeString(pstrdup("snapshot_sees_storage")));
-        return OidIsValid(LookupFuncName(name, 1, &argument, true));
+        return LookupFuncName(name, 1, &argument, true);
     });
 }
+
+bool have_snapshot_check() { return OidIsValid(snapshot_check_function()); }
 
 void set_deferred(int32 view_id, bool deferred) {
     as_catalog_owner([&] {

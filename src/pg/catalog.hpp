@@ -39,8 +39,10 @@ void set_bases(int32 view_id, const std::vector<Oid>& bases);
 void set_part_of(int32 view_id, int32 part_of);
 // Whether this database's ivm objects know deferred views (from 0.4).
 bool have_deferred();
-// Whether they have ivm.snapshot_sees_storage, which a view's definition
-// reads to check its readers' snapshots (from 0.5; pg/heap_swap.hpp).
+// ivm.snapshot_sees_storage, which a view's definition reads to check its
+// readers' snapshots (from 0.5 of the objects; pg/heap_swap.hpp), or
+// InvalidOid; and whether there is one.
+Oid snapshot_check_function();
 bool have_snapshot_check();
 void set_deferred(int32 view_id, bool deferred);
 // Runs fn as the owner of ivm's catalog with search_path = pg_catalog,

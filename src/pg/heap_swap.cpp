@@ -1,6 +1,8 @@
 #include "pg/heap_swap.hpp"
 
+#include "core/triggers.hpp"
 #include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
 #include "pg/spi.hpp"
 
 extern "C" {
@@ -15,20 +17,14 @@ namespace ivm::pg {
 
 bool rebuild_by_swap = true;
 
-namespace {
-
-// The name of the trigger that refuses direct writes to a storage, the one
-// trigger a swap leaves nothing unfired for.
-constexpr const char* refusal_trigger = "ivm_refuse_change";
-
-}  // namespace
-
 bool checks_snapshots(Oid view) {
+    const Oid check = catalog::snapshot_check_function();
+    if (check == InvalidOid) return false;
     return spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON "
                           "d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid = r.oid "
                           "WHERE r.ev_class = " + std::to_string(view) +
-                          " AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.refobjid = "
-                          "pg_catalog.to_regprocedure('ivm.snapshot_sees_storage(pg_catalog.regclass)')") > 0;
+                          " AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.refobjid = " +
+                          std::to_string(check)) > 0;
 }
 
 bool may_swap(Oid storage, Oid view) {
@@ -36,9 +32,11 @@ bool may_swap(Oid storage, Oid view) {
     return call([&] {
         Relation rel = table_open(storage, NoLock);  // locked EXCLUSIVE by maintenance already
         bool quiet = rel->rd_rel->relkind == RELKIND_RELATION && !rel->rd_rel->relhasrules;
+        // (the refusal of direct writes is the one trigger a swap leaves
+        // nothing unfired for)
         if (rel->trigdesc != nullptr)
             for (int i = 0; i < rel->trigdesc->numtriggers; ++i)
-                if (strcmp(rel->trigdesc->triggers[i].tgname, refusal_trigger) != 0) quiet = false;
+                if (strcmp(rel->trigdesc->triggers[i].tgname, triggers::guard_trigger) != 0) quiet = false;
         // One reference is ours; more are queries of this transaction
         // reading it (a cursor, the statement that fired maintenance).
         const int expected = rel->rd_isnailed ? 2 : 1;
@@ -52,10 +50,10 @@ bool may_swap(Oid storage, Oid view) {
 }
 
 std::optional<BulkFill> swap_storage(Oid storage, const std::string& query, const char* counted) {
-    Oid fresh = call([&] {
+    const char persistence = call([&] { return get_rel_persistence(storage); });
+    const Oid fresh = call([&] {
         Relation rel = table_open(storage, AccessExclusiveLock);
         const Oid space = rel->rd_rel->reltablespace, method = rel->rd_rel->relam;
-        const char persistence = rel->rd_rel->relpersistence;
         table_close(rel, NoLock);
         return make_new_heap(storage, space, method, persistence, AccessExclusiveLock);
     });
@@ -67,7 +65,6 @@ std::optional<BulkFill> swap_storage(Oid storage, const std::string& query, cons
             performDeletion(&heap, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
             return;
         }
-        const char persistence = get_rel_persistence(storage);
         finish_heap_swap(storage, fresh, false, false, true, true, RecentXmin, ReadNextMultiXactId(), persistence);
         CommandCounterIncrement();
     });
