@@ -44,7 +44,12 @@ std::string create_ddl(const std::string& base, unsigned base_oid) {
 // enabled for replicas, and row triggers only so: these log its rows, and
 // apply the deferred views when it commits.  (Row triggers go on tables
 // that hold rows: a partitioned table's would be cloned onto its partitions.)
-constexpr const char* replica_triggers[] = {"ivm_log_truncate_replicated", "ivm_log_row", "ivm_apply_replicated"};
+namespace {
+std::vector<std::string> replica_triggers(bool holds_rows) {
+    if (!holds_rows) return {"ivm_log_truncate_replicated"};
+    return {"ivm_log_truncate_replicated", "ivm_log_row", "ivm_apply_replicated"};
+}
+}  // namespace
 
 std::vector<std::string> trigger_ddl(const std::string& table, bool holds_rows) {
     std::vector<std::string> ddl;
@@ -59,9 +64,8 @@ std::vector<std::string> trigger_ddl(const std::string& table, bool holds_rows) 
         ddl.push_back("CREATE CONSTRAINT TRIGGER ivm_apply_replicated AFTER INSERT OR UPDATE OR DELETE ON " + table +
                       " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ivm.apply_replicated()");
     }
-    for (const char* name : replica_triggers)
-        if (holds_rows || std::string(name) == "ivm_log_truncate_replicated")
-            ddl.push_back("ALTER TABLE " + table + " ENABLE REPLICA TRIGGER " + name);
+    for (const std::string& name : replica_triggers(holds_rows))
+        ddl.push_back("ALTER TABLE " + table + " ENABLE REPLICA TRIGGER " + name);
     return ddl;
 }
 
@@ -69,9 +73,8 @@ std::vector<std::string> trigger_drop(const std::string& table, bool holds_rows)
     std::vector<std::string> ddl;
     for (const LogTrigger& t : log_triggers)
         ddl.push_back(std::string("DROP TRIGGER IF EXISTS ") + t.name + " ON " + table);
-    for (const char* name : replica_triggers)
-        if (holds_rows || std::string(name) == "ivm_log_truncate_replicated")
-            ddl.push_back(std::string("DROP TRIGGER IF EXISTS ") + name + " ON " + table);
+    for (const std::string& name : replica_triggers(holds_rows))
+        ddl.push_back("DROP TRIGGER IF EXISTS " + name + " ON " + table);
     return ddl;
 }
 

@@ -46,18 +46,25 @@ List* databases() {
     return found;
 }
 
-// Runs a worker in `database` and waits until it is done; false where
-// none could start (no free background worker slot).
-bool visit(Oid database) {
+// A background worker of ivm's running `function`, shown as `type`.
+BackgroundWorker worker_running(const char* function, const char* type) {
     BackgroundWorker worker;
     memset(&worker, 0, sizeof worker);
     worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
     worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-    worker.bgw_restart_time = BGW_NEVER_RESTART;
     snprintf(worker.bgw_library_name, BGW_MAXLEN, "ivm");
-    snprintf(worker.bgw_function_name, BGW_MAXLEN, "ivm_apply_worker");
+    snprintf(worker.bgw_function_name, BGW_MAXLEN, "%s", function);
+    snprintf(worker.bgw_name, BGW_MAXLEN, "%s", type);
+    snprintf(worker.bgw_type, BGW_MAXLEN, "%s", type);
+    return worker;
+}
+
+// Runs a worker in `database` and waits until it is done; false where
+// none could start (no free background worker slot).
+bool visit(Oid database) {
+    BackgroundWorker worker = worker_running("ivm_apply_worker", "ivm apply worker");
+    worker.bgw_restart_time = BGW_NEVER_RESTART;
     snprintf(worker.bgw_name, BGW_MAXLEN, "ivm apply worker for database %u", database);
-    snprintf(worker.bgw_type, BGW_MAXLEN, "ivm apply worker");
     worker.bgw_main_arg = ObjectIdGetDatum(database);
     worker.bgw_notify_pid = MyProcPid;
     BackgroundWorkerHandle* handle = nullptr;
@@ -148,15 +155,8 @@ void define_setting() {
 }
 
 void register_launcher() {
-    BackgroundWorker worker;
-    memset(&worker, 0, sizeof worker);
-    worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+    BackgroundWorker worker = worker_running("ivm_apply_launcher", "ivm apply launcher");
     worker.bgw_restart_time = 10;
-    snprintf(worker.bgw_library_name, BGW_MAXLEN, "ivm");
-    snprintf(worker.bgw_function_name, BGW_MAXLEN, "ivm_apply_launcher");
-    snprintf(worker.bgw_name, BGW_MAXLEN, "ivm apply launcher");
-    snprintf(worker.bgw_type, BGW_MAXLEN, "ivm apply launcher");
     RegisterBackgroundWorker(&worker);
 }
 

@@ -539,8 +539,7 @@ IVM_SQL_FUNCTION(ivm_apply_replicated) {
         applied_views.clear();
         applied_tables.clear();
     }
-    if (std::find(applied_tables.begin(), applied_tables.end(), relid) != applied_tables.end())
-        return PointerGetDatum(nullptr);
+    if (contains(applied_tables, relid)) return PointerGetDatum(nullptr);
     applied_tables.push_back(relid);
     spi::connect();
     const deferred::LogWriter writer = deferred::log_writer(relid, data);
