@@ -4,6 +4,19 @@
 bindir=/usr/lib/postgresql/15/bin
 psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1)
 
+# Runs a shell command as the postgres OS user (the server refuses root).
+as_postgres() { su postgres -s /bin/sh -c "$1"; }
+
+# postgres_dir PREFIX: a new directory /tmp/PREFIX.XXXXXX of the postgres
+# OS user's alone, for a throwaway cluster's data and socket; prints it.
+postgres_dir() {
+    local dir
+    dir=$(mktemp -d "/tmp/$1.XXXXXX")
+    chown postgres: "$dir"
+    chmod 700 "$dir"
+    echo "$dir"
+}
+
 # check_views DB [as-is]: every populated view equals its query
 # (multisets), a deferred one once its logged changes are applied (on a
 # primary, unless as-is; a standby shows what the primary applied); raises

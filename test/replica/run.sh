@@ -15,10 +15,7 @@ writes=$here/../concurrent/writes.pgbench
 primary_port=${PGPORT:-5432}
 preload=$("${psql[@]}" -d postgres -At -c "SHOW shared_preload_libraries")
 
-work=$(mktemp -d /tmp/ivm-standby.XXXXXX)
-chown postgres: "$work"
-chmod 700 "$work"
-as_postgres() { su postgres -s /bin/sh -c "$1"; }
+work=$(postgres_dir ivm-standby)
 stop_standby() {
     as_postgres "$bindir/pg_ctl -D '$work/data' -m immediate stop" >/dev/null 2>&1 || true
     rm -rf "$work"

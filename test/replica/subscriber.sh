@@ -18,10 +18,7 @@ db=ivm_subscriber
 rounds=${IVM_SUB_ROUNDS:-6}
 preload=$("${psql[@]}" -d postgres -At -c "SHOW shared_preload_libraries")
 
-work=$(mktemp -d /tmp/ivm-publishers.XXXXXX)
-chown postgres: "$work"
-chmod 700 "$work"
-as_postgres() { su postgres -s /bin/sh -c "$1"; }
+work=$(postgres_dir ivm-publishers)
 ports=()
 cleanup() {
     "${psql[@]}" -d $db -c "ALTER SUBSCRIPTION s1 DISABLE" -c "ALTER SUBSCRIPTION s1 SET (slot_name = NONE)" \
