@@ -140,7 +140,7 @@ run_tests() {
     suite "concurrent writers, every change rebuilding (by heap swap)" \
         env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
     suite "read replica (a streaming standby, pg_basebackup)" "$here/test/replica/run.sh"
-    suite "logical replication subscriber (two publishers, deferred views)" "$here/test/replica/subscriber.sh"
+    suite "logical replication subscriber (two publishers, immediate and deferred views)" "$here/test/replica/subscriber.sh"
     suite "background worker applying deferred views (ivm.apply_interval)" "$here/test/apply_worker/run.sh"
     # Correctness must not rest on the preload: every suite again on a
     # cluster started without it (the differential tester on fewer seeds).

@@ -5,6 +5,7 @@ namespace ivm::change_log {
 const char* const xid_column = "\"ivm$xid\"";
 const char* const command_column = "\"ivm$command\"";
 const char* const sign_column = "\"ivm$sign\"";
+const char* const replica_truncate_trigger = "ivm_log_truncate_replicated";
 
 namespace {
 
@@ -40,23 +41,33 @@ std::string create_ddl(const std::string& base, unsigned base_oid) {
            command_column + " bigint NOT NULL, " + sign_column + " smallint NOT NULL)";
 }
 
-// A logical replication apply worker fires no statement trigger but those
-// enabled for replicas, and row triggers only so: these log its rows, and
-// apply the deferred views when it commits.  (Row triggers go on tables
-// that hold rows: a partitioned table's would be cloned onto its partitions.)
-namespace {
-std::vector<std::string> replica_triggers(bool holds_rows) {
-    if (!holds_rows) return {"ivm_log_truncate_replicated"};
-    return {"ivm_log_truncate_replicated", "ivm_log_row", "ivm_apply_replicated"};
-}
-}  // namespace
-
-std::vector<std::string> trigger_ddl(const std::string& table, bool holds_rows) {
+std::vector<std::string> statement_trigger_ddl(const std::string& table) {
     std::vector<std::string> ddl;
     for (const LogTrigger& t : log_triggers)
         ddl.push_back(std::string("CREATE TRIGGER ") + t.name + " AFTER " + t.event + " ON " + table + t.referencing +
                       " FOR EACH STATEMENT EXECUTE FUNCTION ivm.log_change()");
-    ddl.push_back("CREATE TRIGGER ivm_log_truncate_replicated AFTER TRUNCATE ON " + table +
+    return ddl;
+}
+
+std::vector<std::string> statement_trigger_drop(const std::string& table) {
+    std::vector<std::string> ddl;
+    for (const LogTrigger& t : log_triggers)
+        ddl.push_back(std::string("DROP TRIGGER IF EXISTS ") + t.name + " ON " + table);
+    return ddl;
+}
+
+// (Row triggers go on tables that hold rows: a partitioned table's would be
+// cloned onto its partitions.)
+namespace {
+std::vector<std::string> replica_triggers(bool holds_rows) {
+    if (!holds_rows) return {replica_truncate_trigger};
+    return {replica_truncate_trigger, "ivm_log_row", "ivm_apply_replicated"};
+}
+}  // namespace
+
+std::vector<std::string> replica_trigger_ddl(const std::string& table, bool holds_rows) {
+    std::vector<std::string> ddl;
+    ddl.push_back(std::string("CREATE TRIGGER ") + replica_truncate_trigger + " AFTER TRUNCATE ON " + table +
                   " FOR EACH STATEMENT EXECUTE FUNCTION ivm.log_change()");
     if (holds_rows) {
         ddl.push_back("CREATE TRIGGER ivm_log_row AFTER INSERT OR UPDATE OR DELETE ON " + table +
@@ -69,10 +80,8 @@ std::vector<std::string> trigger_ddl(const std::string& table, bool holds_rows) 
     return ddl;
 }
 
-std::vector<std::string> trigger_drop(const std::string& table, bool holds_rows) {
+std::vector<std::string> replica_trigger_drop(const std::string& table, bool holds_rows) {
     std::vector<std::string> ddl;
-    for (const LogTrigger& t : log_triggers)
-        ddl.push_back(std::string("DROP TRIGGER IF EXISTS ") + t.name + " ON " + table);
     for (const std::string& name : replica_triggers(holds_rows))
         ddl.push_back("DROP TRIGGER IF EXISTS " + name + " ON " + table);
     return ddl;
@@ -99,6 +108,15 @@ std::string pending_rows_sql(const std::string& log, const std::string& base, co
            sign_column + " OPERATOR(pg_catalog.=) " + std::to_string(sign) + " AND " + pending_condition("l", "s");
 }
 
+std::string own_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
+                         int sign, long long from_command, long long to_command) {
+    return "SELECT ROW(" + column_list(columns, "l.") + ")::" + base + " FROM " + log + " l WHERE l." + sign_column +
+           " OPERATOR(pg_catalog.=) " + std::to_string(sign) + " AND l." + xid_column +
+           " OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND l." + command_column +
+           " OPERATOR(pg_catalog.>=) " + std::to_string(from_command) + " AND l." + command_column +
+           " OPERATOR(pg_catalog.<) " + std::to_string(to_command);
+}
+
 std::string append_row_sql(const std::string& log, const std::vector<std::string>& columns) {
     return "INSERT INTO " + log + " (" + column_list(columns) + ", " + xid_column + ", " + command_column + ", " +
            sign_column + ") SELECT " + column_list(columns, "($1).") + ", pg_catalog.pg_current_xact_id(), $2, $3";
@@ -113,6 +131,13 @@ std::string prune_sql(const std::string& log) {
     return "DELETE FROM " + log + " l WHERE NOT EXISTS (SELECT FROM ivm.deferred_state s JOIN ivm.view_catalog c "
            "USING (view_id) WHERE c.deferred AND $1::oid::regclass = ANY (c.base_relations) AND " +
            pending_condition("l", "s") + ")";
+}
+
+std::string taken_in_sql(const std::string& log) {
+    return "DELETE FROM " + log + " l WHERE l." + xid_column +
+           " OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND l." + command_column +
+           " OPERATOR(pg_catalog.<) $2::bigint AND NOT EXISTS (SELECT FROM ivm.view_catalog c "
+           "WHERE c.deferred AND $1::oid::regclass OPERATOR(pg_catalog.=) ANY (c.base_relations))";
 }
 
 }  // namespace ivm::change_log

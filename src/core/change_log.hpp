@@ -4,6 +4,9 @@
 // by every deferred view reading it, each row tagged with the writing
 // transaction, the command that wrote it and +1 (inserted) or -1
 // (deleted).  ivm.refresh_view applies what a view has not yet consumed.
+// On a logical replication subscriber the apply worker's rows go to the
+// logs too (row triggers), and every view reading them, immediate or
+// deferred, takes them in when the replicated transaction commits.
 #pragma once
 #include "core/no_postgres.hpp"
 
@@ -24,14 +27,19 @@ extern const char* const sign_column;     // +1 inserted, -1 deleted
 // The log of `base` (qualified), made with the base table's columns.
 std::string create_ddl(const std::string& base, unsigned base_oid);
 
-// The triggers that fill the log, on the base table and each descendant:
-// statement triggers with transition tables, and for a logical replication
-// apply worker (which fires only triggers enabled for replicas, and no
-// statement trigger but TRUNCATE's) a row trigger logging each row and a
-// deferred constraint trigger applying the deferred views at its commit,
-// on tables that hold rows (`holds_rows`: not a partitioned table).
-std::vector<std::string> trigger_ddl(const std::string& table, bool holds_rows);
-std::vector<std::string> trigger_drop(const std::string& table, bool holds_rows);
+// The triggers that fill the log, on the base table and each descendant.
+// A deferred view's base tables: statement triggers with transition tables.
+std::vector<std::string> statement_trigger_ddl(const std::string& table);
+std::vector<std::string> statement_trigger_drop(const std::string& table);
+// The base tables of every view where a logical replication subscription
+// may write them: a subscription's apply worker fires only triggers enabled
+// for replicas, and no statement trigger but TRUNCATE's.  A row trigger
+// logging each row, and on tables that hold rows (`holds_rows`: not a
+// partitioned table) a deferred constraint trigger applying the views at
+// its commit; the TRUNCATE trigger is `replica_truncate_trigger`.
+std::vector<std::string> replica_trigger_ddl(const std::string& table, bool holds_rows);
+std::vector<std::string> replica_trigger_drop(const std::string& table, bool holds_rows);
+extern const char* const replica_truncate_trigger;
 
 // True for a log row (alias `log`) that the view whose ivm.deferred_state
 // row is `state` has not consumed: written by a transaction its last apply
@@ -43,6 +51,13 @@ std::string pending_condition(const std::string& log, const std::string& state);
 // columns, quoted.
 std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
                        int sign);
+
+// The rows with `sign` that this transaction logged in commands
+// `from_command` to `to_command` less one, each as one value of the base
+// table's row type: what an immediate view takes in when a replicated
+// transaction commits.
+std::string own_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
+                         int sign, long long from_command, long long to_command);
 
 // Appends one row ($1, of the firing table's row type) to the log with the
 // command id $2 and the sign $3.
@@ -58,5 +73,10 @@ std::string pending_count_sql(const std::string& log);
 // Deletes the rows every deferred view reading `base` ($1, an oid) has
 // consumed.
 std::string prune_sql(const std::string& log);
+
+// Deletes the rows this transaction logged for `base` ($1, an oid) before
+// command $2 where no deferred view reads it: the immediate views have
+// taken them in.
+std::string taken_in_sql(const std::string& log);
 
 }  // namespace ivm::change_log

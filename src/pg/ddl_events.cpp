@@ -68,7 +68,7 @@ std::string dropped_name(Oid relid) {
     return rows.empty() || !rows[0][0] ? std::to_string(relid) : *rows[0][0];
 }
 
-void on_sql_drop() {
+void on_sql_drop(const EventTriggerData&) {
     const std::vector<Oid> dropped = spi::oids(spi::query(
         "SELECT objid FROM pg_catalog.pg_event_trigger_dropped_objects() "
         "WHERE classid = 'pg_catalog.pg_class'::regclass AND objsubid = 0"));
@@ -153,7 +153,15 @@ void follow_redefined_views(const std::vector<Oid>& relations) {
     }
 }
 
-void on_ddl_command_end() {
+void on_ddl_command_end(const EventTriggerData& event) {
+    // A subscription's apply worker writes tables: every view's base tables
+    // log its rows (replicated.hpp).  So does an update of the extension,
+    // whose new version may be the first to.
+    const std::string tag = GetCommandTagName(event.tag);
+    if (tag == "CREATE SUBSCRIPTION" || tag == "DROP SUBSCRIPTION" || tag == "ALTER EXTENSION") {
+        deferred::sync_logs(true);
+        return;
+    }
     const std::vector<spi::Row> commands = spi::query(
         "SELECT objid, command_tag, classid = 'pg_catalog.pg_trigger'::regclass FROM pg_catalog.pg_event_trigger_ddl_commands() "
         "WHERE classid IN ('pg_catalog.pg_class'::regclass, 'pg_catalog.pg_trigger'::regclass)");
@@ -226,8 +234,8 @@ namespace {
 // Runs a handler for a user's DDL: with SPI, and with only pg_catalog on
 // the search path, so that the DDL of a privileged user cannot make it run
 // someone's function or operator.  On error the abort restores the GUC.
-Datum handle(FunctionCallInfo fcinfo, void (*handler)()) {
-    event_data(fcinfo);
+Datum handle(FunctionCallInfo fcinfo, void (*handler)(const EventTriggerData&)) {
+    const EventTriggerData& event = *event_data(fcinfo);
     if (own_ddl_depth > 0) PG_RETURN_VOID();
     OwnDdl own;
     const int nest = call([] {
@@ -237,7 +245,7 @@ Datum handle(FunctionCallInfo fcinfo, void (*handler)()) {
         return level;
     });
     spi::connect();
-    if (catalog_present()) handler();
+    if (catalog_present()) handler(event);
     spi::finish();
     call([&] { AtEOXact_GUC(true, nest); });
     PG_RETURN_VOID();

@@ -6,9 +6,11 @@
 #include "pg/boundary.hpp"
 #include "pg/netting.hpp"
 #include "pg/relations.hpp"
+#include "pg/replicated.hpp"
 #include "pg/spi.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 namespace ivm::pg::deferred {
@@ -49,6 +51,19 @@ std::vector<Oid> logged_bases() {
     if (!catalog::have_deferred()) return {};
     return spi::oids(spi::query("SELECT DISTINCT b::oid FROM ivm.view_catalog, pg_catalog.unnest(base_relations) b "
                               "WHERE deferred ORDER BY 1"));
+}
+
+// The base tables whose rows a logical replication apply worker writes are
+// logged by row triggers: those of deferred views, and where a subscription
+// of this database may write any table, those of every view.
+std::vector<Oid> replicated_bases(const std::vector<Oid>& deferred_bases) {
+    if (!catalog::have_deferred()) return {};
+    const bool subscribed = spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_subscription WHERE subdbid = "
+                                           "(SELECT oid FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) "
+                                           "pg_catalog.current_database())") > 0;
+    if (!subscribed) return deferred_bases;
+    return spi::oids(spi::query("SELECT DISTINCT b::oid FROM ivm.view_catalog, pg_catalog.unnest(base_relations) b "
+                              "ORDER BY 1"));
 }
 
 // The base tables that have a log.
@@ -158,43 +173,66 @@ private:
 
 }  // namespace
 
-void sync_logs(bool install) {
-    const std::vector<Oid> wanted = logged_bases();
-    const std::vector<Oid> present = bases_with_logs();
-    for (Oid b : wanted)
-        if (!contains(present, b)) make_log(b);
-    for (Oid b : present)
-        if (!contains(wanted, b)) drop_log(b);
-    // The log triggers: on every table whose statements change a logged
-    // base table's rows.  A table with rows that joins (a partition
-    // attached) or leaves changes a base table without a logged row: the
-    // deferred views recompute.
-    const std::vector<Oid> triggered =
-        spi::oids(spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = 'ivm_log_insert' ORDER BY 1"));
+namespace {
+
+// Puts one set of log triggers (`ddl`, `drop`; `marker` is one of its
+// names) on every table whose statements change rows of `bases`, and takes
+// it off the others.  A base table without them gets them only when
+// `install`.  Returns whether a table with rows joined (a partition
+// attached) or left the tables carrying the set: rows a log never saw.
+bool sync_trigger_set(const char* marker, const std::vector<Oid>& bases, bool install,
+                      const std::function<std::vector<std::string>(const std::string&, bool)>& ddl,
+                      const std::function<std::vector<std::string>(const std::string&, bool)>& drop) {
+    const std::vector<Oid> triggered = spi::oids(
+        spi::query("SELECT tgrelid FROM pg_catalog.pg_trigger WHERE tgname = $1 ORDER BY 1", {std::string(marker)}));
     std::vector<Oid> installed;
-    for (Oid b : wanted)
+    for (Oid b : bases)
         if (install || contains(triggered, b)) installed.push_back(b);
     const std::vector<Oid> tables = with_descendants(installed);
     bool rows_moved = false;
     for (Oid t : tables) {
         if (contains(triggered, t)) continue;
         const bool leaf = call([&] { return get_rel_relkind(t); }) != RELKIND_PARTITIONED_TABLE;
-        execute_as_owner_of(t, change_log::trigger_ddl(qualified_name(t), leaf));
-        rows_moved |= !contains(wanted, t) && holds_rows(t);
+        execute_as_owner_of(t, ddl(qualified_name(t), leaf));
+        rows_moved |= !contains(bases, t) && holds_rows(t);
     }
     for (Oid t : triggered) {
         if (contains(tables, t)) continue;
         const bool leaf = call([&] { return get_rel_relkind(t); }) != RELKIND_PARTITIONED_TABLE;
-        execute_as_owner_of(t, change_log::trigger_drop(qualified_name(t), leaf));
+        execute_as_owner_of(t, drop(qualified_name(t), leaf));
         rows_moved |= holds_rows(t);
     }
+    return rows_moved;
+}
+
+}  // namespace
+
+void sync_logs(bool install) {
+    const std::vector<Oid> deferred_bases = logged_bases();
+    const std::vector<Oid> wanted = replicated_bases(deferred_bases);  // (deferred_bases among them)
+    const std::vector<Oid> present = bases_with_logs();
+    for (Oid b : wanted)
+        if (!contains(present, b)) make_log(b);
+    for (Oid b : present)
+        if (!contains(wanted, b)) drop_log(b);
+    // A table with rows that joins a deferred view's base table or leaves
+    // it changes the base table without a logged row: the deferred views
+    // recompute.  (The immediate views' own triggers follow such tables.)
+    const bool rows_moved = sync_trigger_set(
+        "ivm_log_insert", deferred_bases, install,
+        [](const std::string& t, bool) { return change_log::statement_trigger_ddl(t); },
+        [](const std::string& t, bool) { return change_log::statement_trigger_drop(t); });
+    sync_trigger_set(change_log::replica_truncate_trigger, wanted, install, change_log::replica_trigger_ddl,
+                     change_log::replica_trigger_drop);
     if (rows_moved) mark_recompute(InvalidOid);
 }
 
 void follow_ddl(const std::vector<Oid>& tables) {
-    // Logs live only while deferred views do: most databases' DDL stops here.
-    if (logged_bases().empty()) return;
-    for (Oid base : bases_with_logs()) {
+    // Logs live only while deferred views do, or views on a subscriber:
+    // most databases' DDL stops here.
+    const std::vector<Oid> logs = bases_with_logs();
+    if (logs.empty()) return;
+    for (Oid base : logs) {
         if (!contains(tables, base)) continue;
         const Oid log = log_of(base);
         if (column_signature(log) == column_signature(base)) continue;
@@ -255,6 +293,49 @@ void make_immediate(ViewRuntime& view) {
     forget_runtime(id);
 }
 
+MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& rows_sql, const Merge& merge) {
+    MemoryContext memory = call([] {
+        return AllocSetContextCreate(CurrentMemoryContext, "ivm logged changes", ALLOCSET_DEFAULT_SIZES);
+    });
+    std::vector<BaseChange> changes(bases.size());
+    std::vector<Tuplestorestate*> stores;  // ended before their memory goes: one that spilled holds a file
+    for (std::size_t b = 0; b < bases.size(); ++b) {
+        const Oid log = log_of(bases[b]);
+        if (log == InvalidOid) continue;
+        const std::vector<std::string> columns = data_columns(log);
+        const std::string logged = change_log::table_name(bases[b]);
+        const std::string type = qualified_name(bases[b]);
+        const std::string inserted_sql = rows_sql(logged, type, columns, 1);
+        const std::string deleted_sql = rows_sql(logged, type, columns, -1);
+        Tuplestorestate* inserted = nullptr;
+        Tuplestorestate* deleted = nullptr;
+        catalog::as_owner([&] {
+            const char* in = inserted_sql.c_str();
+            const char* out = deleted_sql.c_str();
+            call([&] {
+                inserted = composite_rows(in, memory);
+                deleted = composite_rows(out, memory);
+            });
+        });
+        stores.insert(stores.end(), {inserted, deleted});
+        if (rows_in(inserted) + rows_in(deleted) == 0) continue;
+        const NetRows net = net_rows(bases[b], inserted, deleted, memory);
+        stores.insert(stores.end(), {net.inserted, net.deleted});
+        changes[b] = {net.inserted, net.deleted};
+    }
+    const bool changed = std::any_of(changes.begin(), changes.end(), [](const BaseChange& c) {
+        return c.new_rows != nullptr || c.old_rows != nullptr;
+    });
+    MaintenanceResult result;
+    if (changed) result = merge(changes);
+    call([&] {
+        for (Tuplestorestate* store : stores)
+            if (store != nullptr) tuplestore_end(store);
+        MemoryContextDelete(memory);
+    });
+    return result;
+}
+
 MaintenanceResult apply(ViewRuntime& view, bool recompute) {
     const int32 id = view.entry.view_id;
     const std::vector<Oid>& bases = view.analyzed.base_oids;
@@ -277,45 +358,15 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
         if (recompute) {
             result = refresh(view);
         } else {
-            MemoryContext memory = call([] {
-                return AllocSetContextCreate(CurrentMemoryContext, "ivm deferred apply", ALLOCSET_DEFAULT_SIZES);
-            });
-            std::vector<BaseChange> changes(bases.size());
-            std::vector<Tuplestorestate*> stores;  // ended before their memory goes: one that spilled holds a file
-            for (std::size_t b = 0; b < bases.size(); ++b) {
-                const Oid log = log_of(bases[b]);
-                if (log == InvalidOid)
-                    throw Error(sqlstate::internal_error, "no change log for base table " + qualified_name(bases[b]));
-                const std::vector<std::string> columns = data_columns(log);
-                const std::string logged = change_log::table_name(bases[b]);
-                const std::string type = qualified_name(bases[b]);
-                const std::string inserted_sql = change_log::pending_rows_sql(logged, type, columns, 1, id);
-                const std::string deleted_sql = change_log::pending_rows_sql(logged, type, columns, -1, id);
-                Tuplestorestate* inserted = nullptr;
-                Tuplestorestate* deleted = nullptr;
-                catalog::as_owner([&] {
-                    const char* in = inserted_sql.c_str();
-                    const char* out = deleted_sql.c_str();
-                    call([&] {
-                        inserted = composite_rows(in, memory);
-                        deleted = composite_rows(out, memory);
-                    });
-                });
-                stores.insert(stores.end(), {inserted, deleted});
-                if (rows_in(inserted) + rows_in(deleted) == 0) continue;
-                const NetRows net = net_rows(bases[b], inserted, deleted, memory);
-                stores.insert(stores.end(), {net.inserted, net.deleted});
-                changes[b] = {net.inserted, net.deleted};
-            }
-            const bool changed = std::any_of(changes.begin(), changes.end(), [](const BaseChange& c) {
-                return c.new_rows != nullptr || c.old_rows != nullptr;
-            });
-            if (changed) result = apply_changes(view, changes);
-            call([&] {
-                for (Tuplestorestate* store : stores)
-                    if (store != nullptr) tuplestore_end(store);
-                MemoryContextDelete(memory);
-            });
+            for (Oid b : bases)
+                if (log_of(b) == InvalidOid)
+                    throw Error(sqlstate::internal_error, "no change log for base table " + qualified_name(b));
+            result = apply_logged(
+                bases,
+                [&](const std::string& log, const std::string& type, const std::vector<std::string>& columns, int sign) {
+                    return change_log::pending_rows_sql(log, type, columns, sign, id);
+                },
+                [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); });
         }
         record_consumed(id, call([] { return GetTransactionSnapshot(); }), read_at);
     }
@@ -464,8 +515,11 @@ IVM_SQL_FUNCTION(ivm_log_change) {
         // An apply worker's TRUNCATE fires no constraint trigger at its
         // commit: the views reading the table are recomputed now (rows the
         // transaction writes later are applied at its commit).
-        if (std::string(data->tg_trigger->tgname) == "ivm_log_truncate_replicated")
-            for (const deferred::LogTarget& t : writer.targets) deferred::apply_views_reading(t.base, nullptr);
+        if (std::string(data->tg_trigger->tgname) == ivm::change_log::replica_truncate_trigger) {
+            std::vector<Oid> truncated;
+            for (const deferred::LogTarget& t : writer.targets) truncated.push_back(t.base);
+            replicated::apply_pending(truncated);
+        }
         return PointerGetDatum(nullptr);
     }
     catalog::as_owner([&] {
@@ -504,6 +558,7 @@ IVM_SQL_FUNCTION(ivm_log_row_change) {
                         if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
                     }
                 };
+                for (const deferred::LogTarget& t : writer.targets) replicated::note_logged(t.base);
                 if (TRIGGER_FIRED_BY_INSERT(data->tg_event)) {
                     append(data->tg_trigtuple, 1);
                 } else if (TRIGGER_FIRED_BY_DELETE(data->tg_event)) {
@@ -516,35 +571,6 @@ IVM_SQL_FUNCTION(ivm_log_row_change) {
         }, true);
     }
     spi::finish();
-    return PointerGetDatum(nullptr);
-}
-
-namespace {
-// The deferred views an apply worker's transaction has applied at its
-// commit (the constraint trigger fires once per row).
-TransactionId applied_in = InvalidTransactionId;
-std::vector<int32> applied_views;
-std::vector<Oid> applied_tables;  // whose firings have nothing left to do
-}  // namespace
-
-// The deferred constraint trigger a logical replication apply worker fires
-// (enabled for replicas only) at its commit, once per row it wrote: the
-// deferred views reading the table are applied, each once a transaction.
-IVM_SQL_FUNCTION(ivm_apply_replicated) {
-    TriggerData* data = trigger_data(fcinfo);
-    const Oid relid = RelationGetRelid(data->tg_relation);
-    const TransactionId xid = call([] { return GetTopTransactionIdIfAny(); });
-    if (xid != applied_in) {
-        applied_in = xid;
-        applied_views.clear();
-        applied_tables.clear();
-    }
-    if (contains(applied_tables, relid)) return PointerGetDatum(nullptr);
-    applied_tables.push_back(relid);
-    spi::connect();
-    const deferred::LogWriter writer = deferred::log_writer(relid, data);
-    spi::finish();
-    for (const deferred::LogTarget& t : writer.targets) deferred::apply_views_reading(t.base, &applied_views);
     return PointerGetDatum(nullptr);
 }
 

@@ -10,7 +10,9 @@
 #pragma once
 #include "pg/maintain.hpp"
 
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ivm::pg::deferred {
@@ -30,9 +32,22 @@ void make_immediate(ViewRuntime& view);
 // TRUNCATE or DDL of a base table, or where it never applied, as after a
 // restore).  Needs SPI.
 MaintenanceResult apply(ViewRuntime& view, bool recompute);
-// Makes the logs and their triggers match the deferred views: a log for
-// each base table one reads, its triggers on the table and its
-// descendants; none elsewhere.  A base table without the triggers gets
+// The SQL selecting a log's rows of one sign (+1 inserted, -1 deleted)
+// that an apply takes in, each as one value of the base table's row type:
+// (the log, the base table's row type, the log's data columns, the sign).
+using LoggedRows =
+    std::function<std::string(const std::string&, const std::string&, const std::vector<std::string>&, int)>;
+using Merge = std::function<MaintenanceResult(const std::vector<BaseChange>&)>;
+// The rows `rows` selects from the logs of `bases` (a base without a log:
+// unchanged), netted per table, handed to `merge` as one change of all of
+// them (indexed like `bases`); nothing merged where nothing changed.
+// Needs SPI.
+MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& rows, const Merge& merge);
+// Makes the logs and their triggers match the views: a log for each base
+// table a deferred view reads, its statement triggers on the table and its
+// descendants, and the row triggers of a logical replication apply worker
+// (replicated.hpp) there and, where this database has a subscription, on
+// every view's base tables; none elsewhere.  A base table without the triggers gets
 // them only when `install` (making a view deferred): pg_restore creates
 // them itself, after other DDL.  Needs SPI.
 void sync_logs(bool install = false);

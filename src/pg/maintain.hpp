@@ -113,6 +113,11 @@ MaintenanceResult refresh_all(ViewRuntime& view);
 void empty_storage(ViewRuntime& view);
 int64 row_count(ViewRuntime& view);
 
+// A copy of `snapshot` in TopTransactionContext, for DRed's state before a
+// change (apply_recursive_changes); pfree it when done.  It holds back no
+// xmin: a snapshot that does must be active meanwhile.
+Snapshot copy_of_snapshot(Snapshot snapshot);
+
 // Whether the storage table is being written by maintenance right now.
 bool maintaining(Oid storage);
 // After a (sub)transaction abort: forget writes begun inside it

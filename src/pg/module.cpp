@@ -7,6 +7,7 @@
 #include "pg/faults.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
+#include "pg/replicated.hpp"
 #include "pg/shared.hpp"
 #include "pg/view_locks.hpp"
 
@@ -17,9 +18,14 @@ PGDLLEXPORT void _PG_init(void);
 
 namespace {
 
-// Nothing here may throw or ereport: these run during commit and abort.
+// Nothing here may throw or ereport but before a commit: these run during
+// commit and abort.
 void on_xact(XactEvent event, void*) {
     switch (event) {
+        case XACT_EVENT_PRE_COMMIT:
+        case XACT_EVENT_PRE_PREPARE:
+            ivm::pg::replicated::check_taken_in();
+            break;
         case XACT_EVENT_COMMIT:
         case XACT_EVENT_PARALLEL_COMMIT:
         case XACT_EVENT_PREPARE:
@@ -30,6 +36,7 @@ void on_xact(XactEvent event, void*) {
             ivm::pg::reset_own_ddl();
             ivm::pg::view_locks::end_transaction();
             ivm::pg::catalog::forget_marks();
+            ivm::pg::replicated::end_transaction();
             break;
         default:
             break;
@@ -41,6 +48,7 @@ void on_subxact(SubXactEvent event, SubTransactionId mine, SubTransactionId, voi
     ivm::pg::reset_pending(mine);
     ivm::pg::reset_maintenance_state(mine);
     ivm::pg::catalog::forget_marks();
+    ivm::pg::replicated::forget_subtransaction(mine);
 }
 
 void on_relcache(Datum, Oid relid) {

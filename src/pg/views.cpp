@@ -285,7 +285,7 @@ void drop_view(const catalog::Entry& entry, bool cascade, bool check_owner) {
     if (exists(entry.recursive_storage)) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
     catalog::remove(entry.view_id);
     forget_runtime(entry.view_id);
-    if (entry.deferred) deferred::sync_logs();  // its logs go, unless another deferred view reads them
+    deferred::sync_logs();  // its logs go, unless another view still needs them
     // The views made for its subqueries go with it, the last made first (a
     // part may read an earlier one).
     const std::vector<int32> parts = catalog::parts_of(entry.view_id);
@@ -426,10 +426,11 @@ void record(const Names& n, catalog::Entry& entry, const AnalyzedView& analyzed,
     announce(n, analyzed, new_storage);
 }
 
-// A logical replication apply worker fires no statement trigger: the
-// changes it writes into a subscribed base table would pass an immediate
-// view by.  A deferred view follows them (deferred.hpp).
+// A logical replication apply worker fires no statement trigger: where
+// ivm's objects are older than 0.4, no row trigger logs the changes it
+// writes into a subscribed base table either (replicated.hpp).
 void warn_subscribed(const AnalyzedView& a) {
+    if (catalog::have_deferred()) return;
     std::vector<Oid> bases = a.base_oids;
     bases.insert(bases.end(), a.recursive_base_oids.begin(), a.recursive_base_oids.end());
     for (const spi::Row& row : spi::query(
@@ -440,8 +441,7 @@ void warn_subscribed(const AnalyzedView& a) {
             ereport(WARNING,
                     (errmsg("table %s is written by a logical replication subscription, whose changes do not "
                             "maintain this view", row[0]->c_str()),
-                     errhint("Create the view with deferred => true: the subscription's changes then reach it "
-                             "when each replicated transaction commits.")));
+                     errhint("Run ALTER EXTENSION ivm UPDATE: from version 0.4 on they do.")));
         });
 }
 
@@ -477,7 +477,7 @@ int64 create_view(const char* name, const char* query, PartNames* part_names, bo
     AnalyzedView analyzed = create_query(n, d, entry);
     if (analyzed.ignored_order_by)
         notice("ORDER BY is ignored: an incrementally maintained view is a multiset, read it with ORDER BY");
-    if (!deferred) warn_subscribed(analyzed);
+    warn_subscribed(analyzed);
     entry.key_columns = counting::key_columns(analyzed.model);
     counting::use_key_columns(analyzed.model, entry.key_columns);
     create_storage_and_view(n, analyzed);
@@ -494,7 +494,10 @@ int64 create_view(const char* name, const char* query, PartNames* part_names, bo
     // A first fill counted the view's rows as it wrote them.
     const int64 rows = counting::can_rebuild(analyzed.model) ? filled.rows_added : row_count(*view);
     view.reset();
-    if (deferred) deferred::make_deferred(entry, analyzed);
+    if (deferred)
+        deferred::make_deferred(entry, analyzed);
+    else
+        deferred::sync_logs(true);  // a subscriber's apply worker's rows logged for it
     spi::finish();
     return rows;
 }
@@ -599,7 +602,10 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     record(n, entry, analyzed, d, !same_columns);
     faults::point("alter.replaced");
     MaintenanceResult result = fill(entry.view_id, analyzed, !same_columns);
-    if (entry.deferred) deferred::make_deferred(entry, analyzed);  // holds the new contents, consumed all
+    if (entry.deferred)
+        deferred::make_deferred(entry, analyzed);  // holds the new contents, consumed all
+    else
+        deferred::sync_logs(true);
     // Parts made for the old definition's subqueries go, unless still read.
     const std::vector<int32> old_parts = catalog::parts_of(entry.view_id);
     for (auto part = old_parts.rbegin(); part != old_parts.rend(); ++part) {

@@ -13,25 +13,48 @@ TEST(ChangeLog, OneLogPerBaseTableNamedByItsOid) {
 }
 
 TEST(ChangeLog, TriggersPerEventWithTheirTransitionTables) {
-    const auto ddl = cl::trigger_ddl("public.r", true);
-    ASSERT_EQ(ddl.size(), 10u);
+    const auto ddl = cl::statement_trigger_ddl("public.r");
+    ASSERT_EQ(ddl.size(), 4u);
     EXPECT_NE(ddl[1].find("AFTER UPDATE ON public.r REFERENCING OLD TABLE AS ivm_old NEW TABLE AS ivm_new FOR EACH "
                           "STATEMENT EXECUTE FUNCTION ivm.log_change()"),
               std::string::npos);
     EXPECT_EQ(ddl[3].find("REFERENCING"), std::string::npos);  // TRUNCATE has no transition tables
-    // a logical replication apply worker's rows: row triggers enabled for replicas only
-    EXPECT_NE(ddl[5].find("FOR EACH ROW EXECUTE FUNCTION ivm.log_row_change()"), std::string::npos);
-    EXPECT_NE(ddl[6].find("DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ivm.apply_replicated()"),
-              std::string::npos);
-    EXPECT_EQ(ddl[8], "ALTER TABLE public.r ENABLE REPLICA TRIGGER ivm_log_row");
-    // a partitioned table: its partitions get the row triggers
-    const auto parent = cl::trigger_ddl("public.p", false);
-    ASSERT_EQ(parent.size(), 6u);
-    for (const auto& d : parent) EXPECT_EQ(d.find("FOR EACH ROW"), std::string::npos);
-    EXPECT_EQ(cl::trigger_drop("public.p", false).size(), 5u);
-    const auto drops = cl::trigger_drop("public.r", true);
-    ASSERT_EQ(drops.size(), 7u);
+    const auto drops = cl::statement_trigger_drop("public.r");
+    ASSERT_EQ(drops.size(), 4u);
     EXPECT_EQ(drops[0], "DROP TRIGGER IF EXISTS ivm_log_insert ON public.r");
+}
+
+TEST(ChangeLog, ReplicaTriggersFireOnlyForAnApplyWorker) {
+    // a logical replication apply worker's rows: row triggers enabled for replicas only
+    const auto ddl = cl::replica_trigger_ddl("public.r", true);
+    ASSERT_EQ(ddl.size(), 6u);
+    EXPECT_NE(ddl[0].find(std::string("CREATE TRIGGER ") + cl::replica_truncate_trigger + " AFTER TRUNCATE"),
+              std::string::npos);
+    EXPECT_NE(ddl[1].find("FOR EACH ROW EXECUTE FUNCTION ivm.log_row_change()"), std::string::npos);
+    EXPECT_NE(ddl[2].find("DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ivm.apply_replicated()"),
+              std::string::npos);
+    EXPECT_EQ(ddl[4], "ALTER TABLE public.r ENABLE REPLICA TRIGGER ivm_log_row");
+    for (std::size_t i = 3; i < ddl.size(); ++i) EXPECT_EQ(ddl[i].rfind("ALTER TABLE public.r ENABLE REPLICA", 0), 0u);
+    // a partitioned table: its partitions get the row triggers
+    const auto parent = cl::replica_trigger_ddl("public.p", false);
+    ASSERT_EQ(parent.size(), 2u);
+    for (const auto& d : parent) EXPECT_EQ(d.find("FOR EACH ROW"), std::string::npos);
+    EXPECT_EQ(cl::replica_trigger_drop("public.p", false).size(), 1u);
+    EXPECT_EQ(cl::replica_trigger_drop("public.r", true).size(), 3u);
+}
+
+TEST(ChangeLog, AnImmediateViewTakesInItsTransactionsRowsFromACommandOn) {
+    const std::string sql = cl::own_rows_sql("ivm.changes_1", "public.r", {"a", "b"}, -1, 7, 9);
+    EXPECT_EQ(sql, "SELECT ROW(l.a, l.b)::public.r FROM ivm.changes_1 l WHERE l.\"ivm$sign\" OPERATOR(pg_catalog.=) -1 "
+                   "AND l.\"ivm$xid\" OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND l.\"ivm$command\" "
+                   "OPERATOR(pg_catalog.>=) 7 AND l.\"ivm$command\" OPERATOR(pg_catalog.<) 9");
+    // then gone, where no deferred view reads the table
+    const std::string taken = cl::taken_in_sql("ivm.changes_1");
+    EXPECT_EQ(taken.rfind("DELETE FROM ivm.changes_1 l WHERE l.\"ivm$xid\" OPERATOR(pg_catalog.=) "
+                          "pg_catalog.pg_current_xact_id() AND l.\"ivm$command\" OPERATOR(pg_catalog.<) $2::bigint AND NOT EXISTS",
+                          0),
+              0u);
+    EXPECT_NE(taken.find("c.deferred"), std::string::npos);
 }
 
 TEST(ChangeLog, AppendsTagRowsWithTransactionCommandAndSign) {
