@@ -22,6 +22,7 @@ using tuples::Key;
 // What an occurrence reads in one term.
 enum class Read {
     Table,       // the base table (as of the snapshot the query runs with)
+    WithDeleted, // the base table and its OLD transition rows: at least its old state
     Deleted,     // the base table's OLD transition rows
     Inserted,    // the base table's NEW transition rows
     Stored,      // R as stored
@@ -53,6 +54,8 @@ std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) 
     const std::string shown = s.view_storage ? " WHERE __ivm_r.__ivm_count" + sql::op(">") + "0" : "";
     switch (read) {
         case Read::Table: return all + (s.only ? "ONLY " : "") + r.bases.at(s.base) + " __ivm_r" + shown;
+        case Read::WithDeleted:
+            return binding(r, s, Read::Table) + " UNION ALL " + binding(r, s, Read::Deleted);
         case Read::Deleted: return all + counting::old_rows_relation(s.base) + " __ivm_r" + shown;
         case Read::Inserted: return all + counting::new_rows_relation(s.base) + " __ivm_r" + shown;
         case Read::Stored:
@@ -77,28 +80,40 @@ std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector
            ") __ivm_q";
 }
 
+// What an occurrence of a base table reads outside the changed one: the
+// table, or where `tables` is WithDeleted and the base changed, the table
+// with its deleted rows.
+Read unchanged_read(const RuleSource& s, const std::vector<bool>& changed_bases, Read tables) {
+    return tables == Read::WithDeleted && changed_bases.at(s.base) ? Read::WithDeleted : Read::Table;
+}
+
 // The terms where at least one occurrence of a changed base reads `changed`
-// and every other occurrence reads its table, R reading `recursive`.
+// and every other occurrence reads its table (as `tables` says), R reading
+// `recursive`.
 std::vector<std::string> seed_terms(const RecursiveRelation& r, const std::vector<bool>& changed_bases,
-                                    Read changed, Read recursive) {
+                                    Read changed, Read recursive, Read tables = Read::Table) {
     std::vector<std::string> terms;
     for (const Rule& rule : r.rules) {
         for (std::size_t j = 0; j < rule.sources.size(); ++j) {
             const RuleSource& s = rule.sources[j];
             if (s.recursive || !changed_bases.at(s.base)) continue;
             std::vector<Read> reads;
-            for (std::size_t k = 0; k < rule.sources.size(); ++k)
-                reads.push_back(rule.sources[k].recursive ? recursive : k == j ? changed : Read::Table);
+            for (std::size_t k = 0; k < rule.sources.size(); ++k) {
+                const RuleSource& o = rule.sources[k];
+                reads.push_back(o.recursive ? recursive : k == j ? changed : unchanged_read(o, changed_bases, tables));
+            }
             terms.push_back(term(r, rule, reads));
         }
     }
     return terms;
 }
 
-std::string self_term(const RecursiveRelation& r) {
+std::string self_term(const RecursiveRelation& r, const std::vector<bool>& changed_bases = {},
+                      Read tables = Read::Table) {
     const Rule* rule = recursive_rule(r);
     std::vector<Read> reads;
-    for (const RuleSource& s : rule->sources) reads.push_back(s.recursive ? Read::Itself : Read::Table);
+    for (const RuleSource& s : rule->sources)
+        reads.push_back(s.recursive ? Read::Itself : unchanged_read(s, changed_bases, tables));
     return term(r, *rule, reads);
 }
 
@@ -155,10 +170,25 @@ std::string with_key(const RecursiveRelation& r, const std::string& q) {
 
 }  // namespace
 
-std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases) {
-    std::vector<std::string> seeds = seed_terms(r, changed_bases, Read::Deleted, Read::Stored);
+std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, OldTables old) {
+    const Read tables = old == OldTables::WithDeleted ? Read::WithDeleted : Read::Table;
+    std::vector<std::string> seeds = seed_terms(r, changed_bases, Read::Deleted, Read::Stored, tables);
     if (seeds.empty()) throw Error(sqlstate::internal_error, "over-delete without a changed base");
-    return fixpoint(r, sql::join(seeds, " UNION "), recursive_rule(r) ? self_term(r) : "");
+    std::string step = recursive_rule(r) ? self_term(r, changed_bases, tables) : "";
+    if (old == OldTables::WithDeleted) {
+        // The inserted rows derive tuples R may not hold: kept out, as the
+        // steps after count every over-deleted tuple as one of R's.  Every
+        // derivation R's tuples had through a deleted row runs through R's
+        // tuples alone.
+        auto in_r = [&](const std::string& t) {
+            return "SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + t + ") __ivm_s WHERE EXISTS (SELECT 1 FROM " +
+                   r.storage + " __ivm_k WHERE " +
+                   tuples::same(r.columns, "__ivm_k", Key::Stored, "__ivm_s", Key::Computed) + ")";
+        };
+        for (std::string& seed : seeds) seed = in_r(seed);
+        if (!step.empty()) step = in_r(step);
+    }
+    return fixpoint(r, sql::join(seeds, " UNION "), step);
 }
 
 std::string rederive_query(const RecursiveRelation& r, Rederive how) {

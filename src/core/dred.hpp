@@ -52,8 +52,16 @@ inline constexpr const char* deleted_relation = "ivm_dred_deleted";
 inline constexpr const char* rederived_relation = "ivm_dred_rederived";
 inline constexpr const char* inserted_relation = "ivm_dred_inserted";
 
-// Step 1, to run with the snapshot from before the statement.
-std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
+// Step 1: every tuple of R with a derivation through a deleted base row,
+// found against the base tables' old state.  AsOfSnapshot: the tables as
+// the query's snapshot (the one from before the statement) sees them.
+// WithDeleted: where no such snapshot is kept (a deferred view's apply, a
+// replicated transaction's commit), a changed table as it is now with its
+// deleted rows: a superset of its old state, with the tuples found kept
+// to those R holds.
+enum class OldTables { AsOfSnapshot, WithDeleted };
+std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases,
+                             OldTables old = OldTables::AsOfSnapshot);
 // How step 2 checks the over-deleted tuples.
 enum class Rederive {
     Lookups,     // tuple by tuple, index lookups through every rule (few tuples: the plan is kept)

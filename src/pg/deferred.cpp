@@ -253,15 +253,17 @@ void refuse_unless_deferrable(const AnalyzedView& analyzed) {
         throw Error(sqlstate::object_not_in_prerequisite_state,
                     "ivm's objects in this database are older than version 0.4, which brought deferred views", {},
                     "Run ALTER EXTENSION ivm UPDATE.");
-    if (analyzed.recursion())
-        throw unsupported("deferred maintenance of recursive views",
-                          "A recursive view is maintained by the statements that change its base tables.");
+    if (analyzed.program)
+        throw unsupported("deferred maintenance of general recursion (several recursive relations, non-linear "
+                          "rules or negation)",
+                          "Such a view is maintained by the statements that change its base tables; a linear "
+                          "WITH RECURSIVE view can be deferred.");
 }
 
 void make_deferred(const catalog::Entry& entry, const AnalyzedView& analyzed) {
     refuse_unless_deferrable(analyzed);
-    sync_base_triggers(entry.view_id, nullptr);  // dropping them waits for the writers under way
     catalog::set_deferred(entry.view_id, true);
+    sync_base_triggers(entry.view_id, &analyzed);  // dropping them waits for the writers under way
     sync_logs(true);
     // No apply may prune a log while this view starts reading it; writers
     // of its base tables wait (for the trigger drop) until this commits.
@@ -338,13 +340,14 @@ MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& 
 
 MaintenanceResult apply(ViewRuntime& view, bool recompute) {
     const int32 id = view.entry.view_id;
-    const std::vector<Oid>& bases = view.analyzed.base_oids;
+    const std::vector<Oid>& bases = view.analyzed.base_oids;  // (with its recursive relation, which has no log)
+    const std::vector<Oid>& tables_logged = view.entry.bases;
     // One apply of the view at a time: the others wait here (at READ
     // COMMITTED, then read what it wrote; at REPEATABLE READ they fail with
     // 40001).  A TRUNCATE of a base table marks the row too, holding the
     // table ACCESS EXCLUSIVE: the tables are locked first, so that the two
     // wait for each other in one order.
-    const std::vector<Oid> tables = with_descendants(bases);
+    const std::vector<Oid> tables = with_descendants(tables_logged);
     call([&] {
         for (Oid t : tables) LockRelationOid(t, AccessShareLock);
     });
@@ -356,17 +359,28 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
         read_committed = snapshot.read_committed();
         const CommandId read_at = call([] { return GetCurrentCommandId(false); });
         if (recompute) {
-            result = refresh(view);
+            result = refresh_all(view);
         } else {
-            for (Oid b : bases)
+            const LoggedRows pending = [&](const std::string& log, const std::string& type,
+                                           const std::vector<std::string>& columns, int sign) {
+                return change_log::pending_rows_sql(log, type, columns, sign, id);
+            };
+            for (Oid b : tables_logged)
                 if (log_of(b) == InvalidOid)
                     throw Error(sqlstate::internal_error, "no change log for base table " + qualified_name(b));
-            result = apply_logged(
-                bases,
-                [&](const std::string& log, const std::string& type, const std::vector<std::string>& columns, int sign) {
-                    return change_log::pending_rows_sql(log, type, columns, sign, id);
-                },
-                [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); });
+            // The view's own tables first, against its recursive relation as
+            // it stands; then DRed writes the relation, whose triggers
+            // merge its change into the view.
+            result = apply_logged(bases, pending,
+                                  [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); });
+            if (view.analyzed.recursion()) {  // (counted: the relation's tuples that changed)
+                const MaintenanceResult r = apply_logged(
+                    view.analyzed.recursive_base_oids, pending, [&](const std::vector<BaseChange>& changes) {
+                        return apply_recursive_changes(view, changes, InvalidSnapshot);
+                    });
+                result.rows_added += r.rows_added;
+                result.rows_removed += r.rows_removed;
+            }
         }
         record_consumed(id, call([] { return GetTransactionSnapshot(); }), read_at);
     }
@@ -375,7 +389,7 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
     // committed its state.  Not at REPEATABLE READ: an older snapshot may
     // miss such a view's state and take rows it still needs.
     if (read_committed)
-        for (Oid b : bases) {
+        for (Oid b : tables_logged) {
             const Oid log = log_of(b);
             const std::string sql = change_log::prune_sql(change_log::table_name(b));
             call([&] { LockRelationOid(log, RowExclusiveLock); });

@@ -137,7 +137,11 @@ MaintenanceResult recompute_relation(const RecursiveRelation& rel, Oid storage) 
 
 MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
                                           Snapshot before) {
-    if (view.analyzed.program) return apply_program_changes(view, changes, before);
+    if (view.analyzed.program) {
+        // (its strata's DRed has no derived old state: recomputed)
+        if (before == InvalidSnapshot) return refresh_recursive(view);
+        return apply_program_changes(view, changes, before);
+    }
     const RecursiveRelation& rel = *view.analyzed.recursive;
     const Oid storage = view.entry.recursive_storage;
     std::vector<bool> changed(rel.bases.size(), false);
@@ -175,11 +179,12 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // to recompute (DRed's known weak spot): it is stopped at the policy's
     // limit (the recursive query runs lazily), and R is recomputed instead.
     LazySql overdelete;
-    if (deletes) overdelete = [&] { return dred::overdelete_query(rel, changed); };
+    const dred::OldTables old = before == InvalidSnapshot ? dred::OldTables::WithDeleted : dred::OldTables::AsOfSnapshot;
+    if (deletes) overdelete = [&] { return dred::overdelete_query(rel, changed, old); };
     const double size = estimated_rows(storage);
     const uint64 most = recursion::overdeletion_limit(recursion::Engine::Linear, size);
     const uint64 deleted =
-        keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, kept_if(base_rows, "overdelete", true));
+        keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, kept_if(base_rows, old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete", true));
     faults::point("dred.deleted");
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);

@@ -199,7 +199,12 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         std::vector<bool> changed(r.bases.size(), false);
         changed[b] = true;
         lines.push_back("on INSERT, UPDATE or DELETE of " + r.bases[b] + ":");
-        lines.push_back("  1. over-delete, as of before the statement: " + dred::overdelete_query(r, changed));
+        if (view.entry.deferred)  // (also how a subscriber's apply worker's commit runs it)
+            lines.push_back("  1. over-delete, an apply keeping no snapshot from before the changes: against the "
+                            "tables as they are with their deleted rows, kept to R's tuples: " +
+                            dred::overdelete_query(r, changed, dred::OldTables::WithDeleted));
+        else
+            lines.push_back("  1. over-delete, as of before the statement: " + dred::overdelete_query(r, changed));
         lines.push_back("  2. rederive: " + dred::rederive_query(r));
         lines.push_back("  3. insert: " + dred::insert_query(r, changed));
         lines.push_back("  4. apply: " + dred::apply_statement(r));

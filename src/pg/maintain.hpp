@@ -99,7 +99,9 @@ MaintenanceResult refresh(ViewRuntime& view);
 MaintenanceResult first_fill(ViewRuntime& view);
 // DRed for the recursive relation of a view: the changes of its base
 // tables (indexed like recursive->bases), with the snapshot taken before
-// the statement.  Writing the relation maintains the view over it.
+// the statement, or InvalidSnapshot where none is kept (the old tables
+// are then derived: dred::OldTables::WithDeleted; linear recursion only).
+// Writing the relation maintains the view over it.
 MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
                                           Snapshot before);
 // Makes the recursive relation equal to its definition evaluated now.
@@ -112,11 +114,6 @@ MaintenanceResult refresh_all(ViewRuntime& view);
 // Empties the storage (the view becomes unpopulated).  Needs SPI.
 void empty_storage(ViewRuntime& view);
 int64 row_count(ViewRuntime& view);
-
-// A copy of `snapshot` in TopTransactionContext, for DRed's state before a
-// change (apply_recursive_changes); pfree it when done.  It holds back no
-// xmin: a snapshot that does must be active meanwhile.
-Snapshot copy_of_snapshot(Snapshot snapshot);
 
 // Whether the storage table is being written by maintenance right now.
 bool maintaining(Oid storage);

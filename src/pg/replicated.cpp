@@ -69,8 +69,8 @@ bool reads_any(const ViewRuntime& view, const std::vector<Oid>& tables) {
 
 // The rows this transaction logged in commands `from` to `to` (less
 // one), merged into the view: its counting part, then (writing the
-// recursive relation, whose triggers maintain the rest) DRed against the
-// state before them.
+// recursive relation, whose triggers maintain the rest) DRed, with the
+// tables' old state derived from their current one.
 void take_in(ViewRuntime& view, CommandId from, CommandId to) {
     const deferred::LoggedRows own = [from, to](const std::string& log, const std::string& type,
                                                 const std::vector<std::string>& columns, int sign) {
@@ -79,12 +79,9 @@ void take_in(ViewRuntime& view, CommandId from, CommandId to) {
     deferred::apply_logged(view.analyzed.base_oids, own,
                            [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); });
     if (!view.analyzed.recursion()) return;
-    Snapshot before = copy_of_snapshot(call([] { return GetTransactionSnapshot(); }));
-    before->curcid = from;  // sees none of the rows taken in
     deferred::apply_logged(view.analyzed.recursive_base_oids, own, [&](const std::vector<BaseChange>& changes) {
-        return apply_recursive_changes(view, changes, before);
+        return apply_recursive_changes(view, changes, InvalidSnapshot);
     });
-    call([&] { pfree(before); });
 }
 
 }  // namespace

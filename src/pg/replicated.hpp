@@ -6,9 +6,8 @@
 // subscription), and when its transaction commits every view reading them
 // takes them in — an immediate view the rows its transaction logged, netted
 // per table and merged as one change of all its tables (the old state of
-// each derived from the current one, as a deferred view's apply does;
-// DRed's state before them is the transaction's snapshot as of its first
-// logged command), a deferred view by its apply.  The view is then current
+// each derived from the current one, as a deferred view's apply does, by
+// DRed too), a deferred view by its apply.  The view is then current
 // when the replicated transaction commits, as on the publisher.
 #pragma once
 #include "pg/pg.hpp"

@@ -61,11 +61,22 @@ PendingKey key_argument(TriggerData* data) {
     return {static_cast<int32>(std::stol(t->tgargs[0])), t->tgnargs > 1 && std::string(t->tgargs[1]) == "rec"};
 }
 
-// A copy of the active snapshot (copy_of_snapshot).  It needs no
+// A copy of the active snapshot in TopTransactionContext.  It needs no
 // registration: the statement it belongs to is still running when its
 // batch is maintained, so the statement's own snapshot holds back xmin.
 Snapshot copy_of_active_snapshot() {
-    return copy_of_snapshot(call([] { return GetActiveSnapshot(); }));
+    return call([] {
+        Snapshot active = GetActiveSnapshot();
+        char* buffer = static_cast<char*>(palloc(EstimateSnapshotSpace(active)));
+        SerializeSnapshot(active, buffer);
+        Snapshot copy = RestoreSnapshot(buffer);  // allocated in TopTransactionContext
+        pfree(buffer);
+        // Ours to free: marked as not a snapmgr copy, so that pushing it as
+        // the active snapshot (SPI_execute_snapshot) pushes a copy of it,
+        // which snapmgr frees when it pops it.
+        copy->copied = false;
+        return copy;
+    });
 }
 
 // A copy that spilled holds a temporary file until it is ended: left to
@@ -248,20 +259,6 @@ void lock_writers_early(PendingKey key, Relation rel, bool truncate) {
 }
 
 }  // namespace
-
-Snapshot copy_of_snapshot(Snapshot snapshot) {
-    return call([&] {
-        char* buffer = static_cast<char*>(palloc(EstimateSnapshotSpace(snapshot)));
-        SerializeSnapshot(snapshot, buffer);
-        Snapshot copy = RestoreSnapshot(buffer);  // allocated in TopTransactionContext
-        pfree(buffer);
-        // Ours to free: marked as not a snapmgr copy, so that pushing it as
-        // the active snapshot (SPI_execute_snapshot) pushes a copy of it,
-        // which snapmgr frees when it pops it.
-        copy->copied = false;
-        return copy;
-    });
-}
 
 void reset_pending(SubTransactionId aborted) {
     if (aborted == InvalidSubTransactionId) {
