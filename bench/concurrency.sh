@@ -21,7 +21,8 @@
 # IVM_CONC_ROUNDS (default 5) rounds, each running every configuration in
 # turn for IVM_CONC_SECONDS (default 4) seconds at READ COMMITTED, so that a
 # machine whose speed drifts during the run slows all configurations alike;
-# the median tps of each.  Then, at REPEATABLE READ with 8 clients and no
+# the median tps of each (IVM_CONC_CONFIGS and IVM_CONC_CLIENTS pick fewer).
+# Then, at REPEATABLE READ with 8 clients and no
 # retries, the fraction of transactions that failed with a serialization
 # error.  Prints Markdown tables on stdout; the server's fsync setting is in
 # the header.
@@ -64,6 +65,7 @@ have_pg_ivm=$("${psql[@]}" -d postgres -At -c "SELECT count(*) FROM pg_available
 # before writers ran together: the one-client cost of running together.
 configs="none join agg join_serial agg_serial agg_trigger join_deferred agg_deferred"
 [ "$have_pg_ivm" = 1 ] && configs="$configs pg_ivm_join pg_ivm_agg"
+configs=${IVM_CONC_CONFIGS:-$configs}  # (a subset, e.g. "none join_deferred agg_deferred")
 setup() {  # setup CONFIG: its database, with the view of that configuration
     local db=${DB}_$1
     make_database "$db"
@@ -153,17 +155,17 @@ rule="|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 echo "$header join/none | agg/none | join deferred/none | agg deferred/none |"
 echo "$rule---:|---:|---:|---:|"
 for c in $CLIENTS; do
-    n=${result[none,$c]} j=${result[join,$c]} a=${result[agg,$c]} js=${result[join_serial,$c]} as=${result[agg_serial,$c]}
-    at=${result[agg_trigger,$c]} jd=${result[join_deferred,$c]} ad=${result[agg_deferred,$c]}
+    n=${result[none,$c]:-} j=${result[join,$c]:-} a=${result[agg,$c]:-} js=${result[join_serial,$c]:-} as=${result[agg_serial,$c]:-}
+    at=${result[agg_trigger,$c]:-} jd=${result[join_deferred,$c]:-} ad=${result[agg_deferred,$c]:-}
     extra=""
-    [ "$have_pg_ivm" = 1 ] && extra=$(printf ' %.0f | %.0f |' "${result[pg_ivm_join,$c]}" "${result[pg_ivm_agg,$c]}")
+    [ "$have_pg_ivm" = 1 ] && extra=$(printf ' %.0f | %.0f |' "${result[pg_ivm_join,$c]:-}" "${result[pg_ivm_agg,$c]:-}")
     awk -v c="$c" -v n="$n" -v j="$j" -v a="$a" -v js="$js" -v as="$as" -v at="$at" -v jd="$jd" -v ad="$ad" -v extra="$extra" \
         'BEGIN { printf "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |%s %.2f | %.2f | %.2f | %.2f |\n", c, n, j, a, js, as, at, jd, ad, extra, n ? j / n : 0, n ? a / n : 0, n ? jd / n : 0, n ? ad / n : 0 }'
 done
 echo
 pg_ivm_serial=""
-[ "$have_pg_ivm" = 1 ] && pg_ivm_serial=", pg_ivm join ${serial[pg_ivm_join]}, pg_ivm agg ${serial[pg_ivm_agg]}"
-echo "REPEATABLE READ, 8 clients, no retries: transactions failed with 40001: none ${serial[none]}," \
-     "ivm join ${serial[join]}, ivm agg ${serial[agg]}, one at a time: join ${serial[join_serial]}," \
-     "agg ${serial[agg_serial]}, agg by a row trigger ${serial[agg_trigger]}, deferred: join ${serial[join_deferred]}," \
-     "agg ${serial[agg_deferred]}${pg_ivm_serial}."
+[ "$have_pg_ivm" = 1 ] && pg_ivm_serial=", pg_ivm join ${serial[pg_ivm_join]:-}, pg_ivm agg ${serial[pg_ivm_agg]:-}"
+echo "REPEATABLE READ, 8 clients, no retries: transactions failed with 40001: none ${serial[none]:-}," \
+     "ivm join ${serial[join]:-}, ivm agg ${serial[agg]:-}, one at a time: join ${serial[join_serial]:-}," \
+     "agg ${serial[agg_serial]:-}, agg by a row trigger ${serial[agg_trigger]:-}, deferred: join ${serial[join_deferred]:-}," \
+     "agg ${serial[agg_deferred]:-}${pg_ivm_serial}."

@@ -94,13 +94,6 @@ std::string pending_condition(const std::string& log, const std::string& state) 
            state + ".applied) END";
 }
 
-std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
-                       int sign) {
-    return "INSERT INTO " + log + " (" + column_list(columns) + ", " + xid_column + ", " + command_column + ", " +
-           sign_column + ") SELECT " + column_list(columns) + ", pg_catalog.pg_current_xact_id(), $1, " +
-           std::to_string(sign) + " FROM " + rows;
-}
-
 std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
                              int sign, int view_id) {
     return "SELECT ROW(" + column_list(columns, "l.") + ")::" + base + " FROM " + log +
@@ -115,11 +108,6 @@ std::string own_rows_sql(const std::string& log, const std::string& base, const 
            " OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND l." + command_column +
            " OPERATOR(pg_catalog.>=) " + std::to_string(from_command) + " AND l." + command_column +
            " OPERATOR(pg_catalog.<) " + std::to_string(to_command);
-}
-
-std::string append_row_sql(const std::string& log, const std::vector<std::string>& columns) {
-    return "INSERT INTO " + log + " (" + column_list(columns) + ", " + xid_column + ", " + command_column + ", " +
-           sign_column + ") SELECT " + column_list(columns, "($1).") + ", pg_catalog.pg_current_xact_id(), $2, $3";
 }
 
 std::string pending_count_sql(const std::string& log) {

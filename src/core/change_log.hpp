@@ -46,22 +46,12 @@ extern const char* const replica_truncate_trigger;
 // did not see, or by the apply's own transaction after it read the logs.
 std::string pending_condition(const std::string& log, const std::string& state);
 
-// Appends the rows of the transition table `rows` to the log, with their
-// sign and the writing command's id ($1); `columns` are the log's data
-// columns, quoted.
-std::string append_sql(const std::string& log, const std::vector<std::string>& columns, const std::string& rows,
-                       int sign);
-
 // The rows with `sign` that this transaction logged in commands
 // `from_command` to `to_command` less one, each as one value of the base
 // table's row type: what an immediate view takes in when a replicated
 // transaction commits.
 std::string own_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
                          int sign, long long from_command, long long to_command);
-
-// Appends one row ($1, of the firing table's row type) to the log with the
-// command id $2 and the sign $3.
-std::string append_row_sql(const std::string& log, const std::vector<std::string>& columns);
 
 // The rows with `sign` the view has not consumed, each as one value of the
 // base table's row type.

@@ -416,15 +416,16 @@ bool will_recompute(int32 view_id) { return recompute_next(view_id, false); }
 namespace {
 
 // What a log trigger on one table needs, kept per backend: a one-row write
-// must not pay for finding the logs and planning the appends.  A relcache
+// must not pay for finding the logs and their columns.  A relcache
 // invalidation of the table or a log marks it stale; it is made anew at its
-// next use (not in the callback: a plan may be running).
+// next use.
 struct LogTarget {
     Oid base = InvalidOid;  // the table, or an ancestor, that has a log
     Oid log = InvalidOid;
-    SPIPlanPtr append_new = nullptr;  // (ivm_new, +1), the command id as $1
-    SPIPlanPtr append_old = nullptr;  // (ivm_old, -1)
-    SPIPlanPtr append_row = nullptr;  // one row ($1), command id $2, sign $3
+    // Per column of the log: the firing table's column it takes (by name;
+    // 0 for the log's own columns).
+    std::vector<AttrNumber> from;
+    AttrNumber xid = 0, command = 0, sign = 0;  // the log's own columns
 };
 struct LogWriter {
     // Every logged base whose rows the table's rows are: the table and
@@ -436,42 +437,105 @@ struct LogWriter {
 };
 std::unordered_map<Oid, LogWriter> log_writers;
 
-SPIPlanPtr kept_plan(const std::string& sql, std::vector<Oid> types) {
-    const char* text = sql.c_str();
-    return call([&] {
-        SPIPlanPtr plan = spi::prepare(text, static_cast<int>(types.size()), types.data());
-        SPI_keepplan(plan);
-        return plan;
-    });
+// Where each column of the target's log comes from in rows of `relid`.
+// Needs SPI.
+void map_columns(LogTarget& t, Oid relid) {
+    const std::vector<spi::Row> columns = spi::query(
+        "SELECT a.attname, coalesce(r.attnum, 0) FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attribute r "
+        "ON r.attrelid = $2::oid AND r.attname = a.attname AND r.attnum > 0 AND NOT r.attisdropped "
+        "WHERE a.attrelid = $1::oid AND a.attnum > 0 ORDER BY a.attnum",
+        {std::to_string(t.log), std::to_string(relid)});
+    t.from.assign(columns.size(), 0);
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const std::string& name = *columns[i][0];
+        const auto attno = static_cast<AttrNumber>(i + 1);
+        if (name == "ivm$xid") t.xid = attno;
+        else if (name == "ivm$command") t.command = attno;
+        else if (name == "ivm$sign") t.sign = attno;
+        else t.from[i] = static_cast<AttrNumber>(std::stoi(*columns[i][1]));
+    }
 }
 
-// The writer for a trigger on `relid`, its plans prepared against the
-// trigger's transition tables (registered by the caller) or, for a row
-// trigger, its row type.
-const LogWriter& log_writer(Oid relid, TriggerData* data) {
+// The writer for a trigger on `relid`.
+const LogWriter& log_writer(Oid relid) {
     LogWriter& writer = log_writers[relid];
     if (writer.stale || !writer.found) {
-        for (const LogTarget& t : writer.targets)
-            for (SPIPlanPtr plan : {t.append_new, t.append_old, t.append_row})
-                if (plan != nullptr) call([&] { SPI_freeplan(plan); });
         writer = LogWriter{};
-        for (Oid base : bases_of(relid, bases_with_logs())) writer.targets.push_back({base, log_of(base)});
+        for (Oid base : bases_of(relid, bases_with_logs())) {
+            LogTarget t{base, log_of(base)};
+            map_columns(t, relid);
+            writer.targets.push_back(t);
+        }
         writer.found = true;
     }
-    for (LogTarget& t : writer.targets) {
-        const bool need_row = TRIGGER_FIRED_FOR_ROW(data->tg_event) && t.append_row == nullptr;
-        const bool need_new = !need_row && data->tg_newtable != nullptr && t.append_new == nullptr;
-        const bool need_old = !need_row && data->tg_oldtable != nullptr && t.append_old == nullptr;
-        if (!need_row && !need_new && !need_old) continue;
-        const std::vector<std::string> columns = data_columns(t.log);
-        const std::string log = change_log::table_name(t.base);
-        if (need_row)
-            t.append_row = kept_plan(change_log::append_row_sql(log, columns),
-                                     {data->tg_relation->rd_rel->reltype, INT8OID, INT4OID});
-        if (need_new) t.append_new = kept_plan(change_log::append_sql(log, columns, "ivm_new", 1), {INT8OID});
-        if (need_old) t.append_old = kept_plan(change_log::append_sql(log, columns, "ivm_old", -1), {INT8OID});
-    }
     return writer;
+}
+
+// Appending rows of the firing table to a target's log, written straight
+// into its heap as the owner of ivm's catalog would (the log has no index,
+// no trigger and no constraint but the base table's NOT NULLs, which the
+// rows meet): each with this transaction, the command and the sign.  Raw
+// PostgreSQL calls, with no C++ object: run them inside call().
+struct Appender {
+    const LogTarget* target;
+    Relation log;
+    TupleDesc desc;
+    Datum* values;
+    bool* nulls;
+    Datum xid;
+};
+
+Appender open_appender(const LogTarget& t) {
+    Relation log = table_open(t.log, RowExclusiveLock);
+    TupleDesc desc = RelationGetDescr(log);
+    return {&t, log, desc, static_cast<Datum*>(palloc(sizeof(Datum) * static_cast<std::size_t>(desc->natts))),
+            static_cast<bool*>(palloc(sizeof(bool) * static_cast<std::size_t>(desc->natts))),
+            FullTransactionIdGetDatum(GetTopFullTransactionId())};
+}
+
+void close_appender(const Appender& a) {
+    pfree(a.values);
+    pfree(a.nulls);
+    table_close(a.log, NoLock);
+}
+
+void append_slot(const Appender& a, TupleTableSlot* slot, int64 command, int16 sign) {
+    slot_getallattrs(slot);
+    const AttrNumber* from = a.target->from.data();
+    for (int i = 0; i < a.desc->natts; ++i) {
+        a.nulls[i] = from[i] <= 0 || slot->tts_isnull[from[i] - 1];
+        a.values[i] = a.nulls[i] ? Datum(0) : slot->tts_values[from[i] - 1];
+    }
+    a.values[a.target->xid - 1] = a.xid;
+    a.values[a.target->command - 1] = Int64GetDatum(command);
+    a.values[a.target->sign - 1] = Int16GetDatum(sign);
+    a.nulls[a.target->xid - 1] = a.nulls[a.target->command - 1] = a.nulls[a.target->sign - 1] = false;
+    HeapTuple row = heap_form_tuple(a.desc, a.values, a.nulls);
+    simple_heap_insert(a.log, row);
+    heap_freetuple(row);
+}
+
+// The rows of a transition table, appended with `sign`.
+void append_transition_rows(const LogTarget& t, Relation firing, Tuplestorestate* rows, int64 command, int16 sign) {
+    const Appender a = open_appender(t);
+    TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(firing), &TTSOpsMinimalTuple);
+    const int reader = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);  // the view triggers' reads go on
+    tuplestore_select_read_pointer(rows, reader);
+    tuplestore_rescan(rows);
+    while (tuplestore_gettupleslot(rows, true, false, slot)) append_slot(a, slot, command, sign);
+    tuplestore_select_read_pointer(rows, 0);
+    ExecDropSingleTupleTableSlot(slot);
+    close_appender(a);
+}
+
+// One row of the firing table, appended with `sign`.
+void append_row(const LogTarget& t, Relation firing, HeapTuple row, int64 command, int16 sign) {
+    const Appender a = open_appender(t);
+    TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(firing), &TTSOpsHeapTuple);
+    ExecStoreHeapTuple(row, slot, false);
+    append_slot(a, slot, command, sign);
+    ExecDropSingleTupleTableSlot(slot);
+    close_appender(a);
 }
 
 }  // namespace
@@ -518,9 +582,8 @@ IVM_SQL_FUNCTION(ivm_log_change) {
     TriggerData* data = trigger_data(fcinfo);
     const Oid relid = RelationGetRelid(data->tg_relation);
     spi::connect();
-    call([&] { SPI_register_trigger_data(data); });
     // (a copy: what a relcache invalidation marks stale meanwhile is kept)
-    const deferred::LogWriter writer = deferred::log_writer(relid, data);
+    const deferred::LogWriter writer = deferred::log_writer(relid);
     // (No target at all: between a restore's triggers and the first sync
     // of its logs, when no deferred view has consumed anything yet.)
     if (TRIGGER_FIRED_BY_TRUNCATE(data->tg_event)) {
@@ -536,19 +599,16 @@ IVM_SQL_FUNCTION(ivm_log_change) {
         }
         return PointerGetDatum(nullptr);
     }
-    catalog::as_owner([&] {
-        call([&] {
-            Datum command[1] = {Int64GetDatum(GetActiveSnapshot()->curcid)};
-            for (const deferred::LogTarget& t : writer.targets)
-                for (SPIPlanPtr plan : {data->tg_newtable != nullptr ? t.append_new : nullptr,
-                                        data->tg_oldtable != nullptr ? t.append_old : nullptr}) {
-                    if (plan == nullptr) continue;
-                    const int rc = SPI_execute_plan(plan, command, nullptr, false, 0);
-                    if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
-                }
-        });
-    }, true);
     spi::finish();
+    call([&] {
+        const int64 command = GetActiveSnapshot()->curcid;
+        for (const deferred::LogTarget& t : writer.targets) {
+            if (data->tg_oldtable != nullptr)
+                deferred::append_transition_rows(t, data->tg_relation, data->tg_oldtable, command, -1);
+            if (data->tg_newtable != nullptr)
+                deferred::append_transition_rows(t, data->tg_relation, data->tg_newtable, command, 1);
+        }
+    });
     return PointerGetDatum(nullptr);
 }
 
@@ -559,32 +619,22 @@ IVM_SQL_FUNCTION(ivm_log_row_change) {
     TriggerData* data = trigger_data(fcinfo);
     const Oid relid = RelationGetRelid(data->tg_relation);
     spi::connect();
-    const deferred::LogWriter writer = deferred::log_writer(relid, data);
-    if (!writer.targets.empty()) {
-        catalog::as_owner([&] {
-            call([&] {
-                TupleDesc desc = RelationGetDescr(data->tg_relation);
-                const int64 command = GetCurrentCommandId(false);
-                auto append = [&](HeapTuple row, int32 sign) {
-                    Datum values[3] = {heap_copy_tuple_as_datum(row, desc), Int64GetDatum(command), Int32GetDatum(sign)};
-                    for (const deferred::LogTarget& t : writer.targets) {
-                        const int rc = SPI_execute_plan(t.append_row, values, nullptr, false, 0);
-                        if (rc != SPI_OK_INSERT) elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
-                    }
-                };
-                for (const deferred::LogTarget& t : writer.targets) replicated::note_logged(t.base);
-                if (TRIGGER_FIRED_BY_INSERT(data->tg_event)) {
-                    append(data->tg_trigtuple, 1);
-                } else if (TRIGGER_FIRED_BY_DELETE(data->tg_event)) {
-                    append(data->tg_trigtuple, -1);
-                } else {
-                    append(data->tg_trigtuple, -1);
-                    append(data->tg_newtuple, 1);
-                }
-            });
-        }, true);
-    }
+    const deferred::LogWriter writer = deferred::log_writer(relid);
     spi::finish();
+    for (const deferred::LogTarget& t : writer.targets) replicated::note_logged(t.base);
+    call([&] {
+        const int64 command = GetCurrentCommandId(false);
+        for (const deferred::LogTarget& t : writer.targets) {
+            if (TRIGGER_FIRED_BY_INSERT(data->tg_event)) {
+                deferred::append_row(t, data->tg_relation, data->tg_trigtuple, command, 1);
+            } else if (TRIGGER_FIRED_BY_DELETE(data->tg_event)) {
+                deferred::append_row(t, data->tg_relation, data->tg_trigtuple, command, -1);
+            } else {
+                deferred::append_row(t, data->tg_relation, data->tg_trigtuple, command, -1);
+                deferred::append_row(t, data->tg_relation, data->tg_newtuple, command, 1);
+            }
+        }
+    });
     return PointerGetDatum(nullptr);
 }
 

@@ -57,18 +57,6 @@ TEST(ChangeLog, AnImmediateViewTakesInItsTransactionsRowsFromACommandOn) {
     EXPECT_NE(taken.find("c.deferred"), std::string::npos);
 }
 
-TEST(ChangeLog, AppendsTagRowsWithTransactionCommandAndSign) {
-    const std::string sql = cl::append_sql("ivm.changes_1", {"a", "\"B\""}, "ivm_old", -1);
-    EXPECT_EQ(sql, "INSERT INTO ivm.changes_1 (a, \"B\", \"ivm$xid\", \"ivm$command\", \"ivm$sign\") SELECT a, \"B\", "
-                   "pg_catalog.pg_current_xact_id(), $1, -1 FROM ivm_old");
-}
-
-TEST(ChangeLog, AppendsOneRowOfTheFiringTable) {
-    EXPECT_EQ(cl::append_row_sql("ivm.changes_1", {"a", "b"}),
-              "INSERT INTO ivm.changes_1 (a, b, \"ivm$xid\", \"ivm$command\", \"ivm$sign\") SELECT ($1).a, ($1).b, "
-              "pg_catalog.pg_current_xact_id(), $2, $3");
-}
-
 TEST(ChangeLog, PendingRowsAreThoseTheLastApplyDidNotSee) {
     const std::string pending = cl::pending_condition("l", "s");
     // its own transaction's rows by command id, others' by the snapshot
