@@ -12,40 +12,49 @@ namespace {
 constexpr const char* inserted_relation = "ivm_net_inserted";
 constexpr const char* deleted_relation = "ivm_net_deleted";
 
-// The rows of `a` less one for each identical row of `b`, each as one
-// composite value.  Rows are told apart by their text, which tells apart
-// what equality may not (1.0 and 1.00, -0 and 0) and needs no equality of
-// the column types (json); copies of one row are numbered.
-std::string difference(const char* a, const char* b) {
+// In one pass over both sets, each row image with the number of its copies
+// in the inserted rows less those in the deleted rows, where not 0, and one
+// of its rows as a composite value.  Rows are told apart by their text,
+// which tells apart what equality may not (1.0 and 1.00, -0 and 0) and
+// needs no equality of the column types (json); hashed, as the planner
+// sees fit.
+std::string net_query() {
     const std::string image = "(__ivm_r::text COLLATE pg_catalog.\"C\")";
-    auto numbered = [&](const char* relation, const char* row) {
-        return "(SELECT " + std::string(row) + image + " AS t, pg_catalog.row_number() OVER (PARTITION BY " + image +
-               ") AS i FROM " + relation + " __ivm_r)";
-    };
-    return "SELECT __ivm_a.r FROM " + numbered(a, "__ivm_r AS r, ") + " __ivm_a WHERE NOT EXISTS (SELECT 1 FROM " +
-           numbered(b, "") + " __ivm_b WHERE __ivm_b.t OPERATOR(pg_catalog.=) __ivm_a.t AND __ivm_b.i " +
-           "OPERATOR(pg_catalog.=) __ivm_a.i)";
+    return std::string("SELECT (pg_catalog.array_agg(__ivm_r))[1], pg_catalog.sum(__ivm_s)::bigint FROM (SELECT __ivm_r, "
+                       "1 AS __ivm_s FROM ") +
+           inserted_relation + " __ivm_r UNION ALL SELECT __ivm_r, -1 FROM " + deleted_relation +
+           " __ivm_r) __ivm_u GROUP BY " + image + " HAVING pg_catalog.sum(__ivm_s) OPERATOR(pg_catalog.<>) 0";
+}
+
+// A composite value appended to `store` as a row of its type.
+void put_composite(Tuplestorestate* store, Datum value) {
+    HeapTupleHeader header = DatumGetHeapTupleHeader(value);
+    HeapTupleData row;
+    row.t_len = HeapTupleHeaderGetDatumLength(header);
+    ItemPointerSetInvalid(&row.t_self);
+    row.t_tableOid = InvalidOid;
+    row.t_data = header;
+    tuplestore_puttuple(store, &row);
+}
+
+Tuplestorestate* new_store(MemoryContext memory) {
+    MemoryContext old = MemoryContextSwitchTo(memory);
+    Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
+    MemoryContextSwitchTo(old);
+    return store;
 }
 
 }  // namespace
 
 Tuplestorestate* composite_rows(const char* sql, MemoryContext memory) {
-    MemoryContext old = MemoryContextSwitchTo(memory);
-    Tuplestorestate* store = tuplestore_begin_heap(false, false, work_mem);
-    MemoryContextSwitchTo(old);
+    Tuplestorestate* store = new_store(memory);
     SPIPlanPtr plan = spi::prepare(sql);
     TupleDesc desc = nullptr;
     spi::fetch_rows(plan, InvalidSnapshot, 0, [&](HeapTuple result) {
         bool isnull = false;
         Datum value = heap_getattr(result, 1, desc, &isnull);
-        if (isnull) elog(ERROR, "ivm: a netted row is NULL");
-        HeapTupleHeader header = DatumGetHeapTupleHeader(value);
-        HeapTupleData row;
-        row.t_len = HeapTupleHeaderGetDatumLength(header);
-        ItemPointerSetInvalid(&row.t_self);
-        row.t_tableOid = InvalidOid;
-        row.t_data = header;
-        tuplestore_puttuple(store, &row);
+        if (isnull) elog(ERROR, "ivm: a logged row is NULL");
+        put_composite(store, value);
     }, &desc);
     SPI_freeplan(plan);
     return store;
@@ -54,10 +63,8 @@ Tuplestorestate* composite_rows(const char* sql, MemoryContext memory) {
 NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted, MemoryContext memory) {
     register_rows(inserted_relation, relid, inserted);
     register_rows(deleted_relation, relid, deleted);
-    const std::string came = difference(inserted_relation, deleted_relation);
-    const std::string went = difference(deleted_relation, inserted_relation);
-    const char* came_sql = came.c_str();
-    const char* went_sql = went.c_str();
+    const std::string query = net_query();
+    const char* sql = query.c_str();
     NetRows net;
     call([&] {
         // Floats print exactly; nothing on the search path is called.
@@ -65,8 +72,18 @@ NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted,
         set_config_option("extra_float_digits", "1", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
         set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
                           false);
-        net.inserted = composite_rows(came_sql, memory);
-        net.deleted = composite_rows(went_sql, memory);
+        net.inserted = new_store(memory);
+        net.deleted = new_store(memory);
+        SPIPlanPtr plan = spi::prepare(sql);
+        TupleDesc desc = nullptr;
+        spi::fetch_rows(plan, InvalidSnapshot, 0, [&](HeapTuple result) {
+            bool isnull = false;
+            const Datum value = heap_getattr(result, 1, desc, &isnull);
+            const int64 copies = DatumGetInt64(heap_getattr(result, 2, desc, &isnull));
+            for (int64 i = 0; i < (copies < 0 ? -copies : copies); ++i)
+                put_composite(copies > 0 ? net.inserted : net.deleted, value);
+        }, &desc);
+        SPI_freeplan(plan);
         AtEOXact_GUC(false, level);
         SPI_unregister_relation(inserted_relation);
         SPI_unregister_relation(deleted_relation);
