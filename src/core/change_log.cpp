@@ -28,6 +28,14 @@ std::string column_list(const std::vector<std::string>& columns, const std::stri
     return out;
 }
 
+// A log's rows (alias l) with `sign` that `condition` keeps, each as one
+// value of the base table's row type; `joined` adds relations to FROM.
+std::string rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
+                     int sign, const std::string& joined, const std::string& condition) {
+    return "SELECT ROW(" + column_list(columns, "l.") + ")::" + base + " FROM " + log + " l" + joined + " WHERE l." +
+           sign_column + " OPERATOR(pg_catalog.=) " + std::to_string(sign) + " AND " + condition;
+}
+
 }  // namespace
 
 std::string relname(unsigned base_oid) { return "changes_" + std::to_string(base_oid); }
@@ -96,18 +104,18 @@ std::string pending_condition(const std::string& log, const std::string& state) 
 
 std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
                              int sign, int view_id) {
-    return "SELECT ROW(" + column_list(columns, "l.") + ")::" + base + " FROM " + log +
-           " l, ivm.deferred_state s WHERE s.view_id OPERATOR(pg_catalog.=) " + std::to_string(view_id) + " AND l." +
-           sign_column + " OPERATOR(pg_catalog.=) " + std::to_string(sign) + " AND " + pending_condition("l", "s");
+    return rows_sql(log, base, columns, sign, ", ivm.deferred_state s",
+                    "s.view_id OPERATOR(pg_catalog.=) " + std::to_string(view_id) + " AND " +
+                        pending_condition("l", "s"));
 }
 
 std::string own_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
                          int sign, long long from_command, long long to_command) {
-    return "SELECT ROW(" + column_list(columns, "l.") + ")::" + base + " FROM " + log + " l WHERE l." + sign_column +
-           " OPERATOR(pg_catalog.=) " + std::to_string(sign) + " AND l." + xid_column +
-           " OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND l." + command_column +
-           " OPERATOR(pg_catalog.>=) " + std::to_string(from_command) + " AND l." + command_column +
-           " OPERATOR(pg_catalog.<) " + std::to_string(to_command);
+    const std::string command = std::string("l.") + command_column;
+    return rows_sql(log, base, columns, sign, "",
+                    std::string("l.") + xid_column + " OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND " +
+                        command + " OPERATOR(pg_catalog.>=) " + std::to_string(from_command) + " AND " + command +
+                        " OPERATOR(pg_catalog.<) " + std::to_string(to_command));
 }
 
 std::string pending_count_sql(const std::string& log) {

@@ -49,23 +49,22 @@ bool has_triggers(int32 view_id, triggers::Part part, const std::vector<Oid>& ba
 
 TriggerChanges sync_base_triggers(int32 view_id, const AnalyzedView* analysis, bool as_owner) {
     TriggerChanges changes;
-    const std::vector<Oid> none;
-    // A deferred view's base tables carry the change logs' triggers instead;
-    // its own recursive relation keeps them: DRed's writes of it during an
-    // apply maintain the view over it.
-    std::vector<Oid> deferred_counting;
+    std::vector<Oid> counting, recursive;
     if (analysis != nullptr) {
+        counting = analysis->base_oids;
+        recursive = analysis->recursive_base_oids;
+        // A deferred view's base tables carry the change logs' triggers
+        // instead; its own recursive relation keeps them: DRed's writes of
+        // it during an apply maintain the view over it.
         std::optional<catalog::Entry> entry = catalog::find_by_id(view_id);
         if (entry && entry->deferred) {
-            if (entry->recursive_storage != InvalidOid) deferred_counting.push_back(entry->recursive_storage);
-            sync_part_triggers(view_id, triggers::Part::Counting, deferred_counting, as_owner, changes);
-            sync_part_triggers(view_id, triggers::Part::Recursive, none, as_owner, changes);
-            return changes;
+            counting.clear();
+            recursive.clear();
+            if (entry->recursive_storage != InvalidOid) counting.push_back(entry->recursive_storage);
         }
     }
-    sync_part_triggers(view_id, triggers::Part::Counting, analysis ? analysis->base_oids : none, as_owner, changes);
-    sync_part_triggers(view_id, triggers::Part::Recursive, analysis ? analysis->recursive_base_oids : none, as_owner,
-                       changes);
+    sync_part_triggers(view_id, triggers::Part::Counting, counting, as_owner, changes);
+    sync_part_triggers(view_id, triggers::Part::Recursive, recursive, as_owner, changes);
     return changes;
 }
 

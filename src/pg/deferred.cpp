@@ -46,11 +46,18 @@ std::vector<std::string> data_columns(Oid log) {
     return out;
 }
 
-// The base tables of deferred views, each once.
+// The base tables of the views `which` (a condition on ivm.view_catalog)
+// picks, each once.
+std::vector<Oid> bases_of_views(const char* which) {
+    return spi::oids(spi::query(std::string("SELECT DISTINCT b::oid FROM ivm.view_catalog, "
+                                            "pg_catalog.unnest(base_relations) b WHERE ") +
+                                which + " ORDER BY 1"));
+}
+
+// The base tables of deferred views.
 std::vector<Oid> logged_bases() {
     if (!catalog::have_deferred()) return {};
-    return spi::oids(spi::query("SELECT DISTINCT b::oid FROM ivm.view_catalog, pg_catalog.unnest(base_relations) b "
-                              "WHERE deferred ORDER BY 1"));
+    return bases_of_views("deferred");
 }
 
 // The base tables whose rows a logical replication apply worker writes are
@@ -61,9 +68,7 @@ std::vector<Oid> replicated_bases(const std::vector<Oid>& deferred_bases) {
     const bool subscribed = spi::query_int("SELECT pg_catalog.count(*) FROM pg_catalog.pg_subscription WHERE subdbid = "
                                            "(SELECT oid FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) "
                                            "pg_catalog.current_database())") > 0;
-    if (!subscribed) return deferred_bases;
-    return spi::oids(spi::query("SELECT DISTINCT b::oid FROM ivm.view_catalog, pg_catalog.unnest(base_relations) b "
-                              "ORDER BY 1"));
+    return subscribed ? bases_of_views("true") : deferred_bases;
 }
 
 // The base tables that have a log.
@@ -456,10 +461,12 @@ void map_columns(LogTarget& t, Oid relid) {
     }
 }
 
-// The writer for a trigger on `relid`.
+// The writer for a trigger on `relid`.  (SPI only to find it: a write of
+// a table whose writer is known opens no SPI connection.)
 const LogWriter& log_writer(Oid relid) {
     LogWriter& writer = log_writers[relid];
     if (writer.stale || !writer.found) {
+        spi::connect();
         writer = LogWriter{};
         for (Oid base : bases_of(relid, bases_with_logs())) {
             LogTarget t{base, log_of(base)};
@@ -467,6 +474,7 @@ const LogWriter& log_writer(Oid relid) {
             writer.targets.push_back(t);
         }
         writer.found = true;
+        spi::finish();
     }
     return writer;
 }
@@ -581,12 +589,12 @@ using namespace ivm::pg;
 IVM_SQL_FUNCTION(ivm_log_change) {
     TriggerData* data = trigger_data(fcinfo);
     const Oid relid = RelationGetRelid(data->tg_relation);
-    spi::connect();
     // (a copy: what a relcache invalidation marks stale meanwhile is kept)
     const deferred::LogWriter writer = deferred::log_writer(relid);
     // (No target at all: between a restore's triggers and the first sync
     // of its logs, when no deferred view has consumed anything yet.)
     if (TRIGGER_FIRED_BY_TRUNCATE(data->tg_event)) {
+        spi::connect();
         for (const deferred::LogTarget& t : writer.targets) deferred::mark_recompute(t.base);
         spi::finish();
         // An apply worker's TRUNCATE fires no constraint trigger at its
@@ -599,7 +607,6 @@ IVM_SQL_FUNCTION(ivm_log_change) {
         }
         return PointerGetDatum(nullptr);
     }
-    spi::finish();
     call([&] {
         const int64 command = GetActiveSnapshot()->curcid;
         for (const deferred::LogTarget& t : writer.targets) {
@@ -617,10 +624,7 @@ IVM_SQL_FUNCTION(ivm_log_change) {
 // append a statement's rows.
 IVM_SQL_FUNCTION(ivm_log_row_change) {
     TriggerData* data = trigger_data(fcinfo);
-    const Oid relid = RelationGetRelid(data->tg_relation);
-    spi::connect();
-    const deferred::LogWriter writer = deferred::log_writer(relid);
-    spi::finish();
+    const deferred::LogWriter writer = deferred::log_writer(RelationGetRelid(data->tg_relation));
     for (const deferred::LogTarget& t : writer.targets) replicated::note_logged(t.base);
     call([&] {
         const int64 command = GetCurrentCommandId(false);

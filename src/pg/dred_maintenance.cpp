@@ -183,8 +183,9 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     if (deletes) overdelete = [&] { return dred::overdelete_query(rel, changed, old); };
     const double size = estimated_rows(storage);
     const uint64 most = recursion::overdeletion_limit(recursion::Engine::Linear, size);
-    const uint64 deleted =
-        keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1, kept_if(base_rows, old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete", true));
+    const std::string overdelete_step = old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete";
+    const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1,
+                                        kept_if(base_rows, overdelete_step, true));
     faults::point("dred.deleted");
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);
