@@ -28,6 +28,8 @@ enum class Read {
     Stored,      // R as stored
     Known,       // R as stored, minus the over-deleted tuples
     Itself,      // the recursive CTE being computed (no binding)
+    WithTid,     // R as stored, with where each tuple is stored (__ivm_tid)
+    Given,       // the one tuple of parameters $1..$n
 };
 
 const Rule* recursive_rule(const RecursiveRelation& r) {
@@ -49,6 +51,9 @@ std::string not_deleted(const RecursiveRelation& r, const std::string& q) {
            tuples::same(r.columns, "__ivm_x", Key::Stored, q, Key::Computed) + ")";
 }
 
+// $i+1 as column c's type.
+std::string parameter(const Column& c, std::size_t i) { return "$" + std::to_string(i + 1) + "::" + c.type; }
+
 std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) {
     const std::string all = "SELECT __ivm_r.* FROM ";
     const std::string shown = s.view_storage ? " WHERE __ivm_r.__ivm_count" + sql::op(">") + "0" : "";
@@ -63,6 +68,14 @@ std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) 
         case Read::Known:
             return "SELECT " + tuples::columns(r.columns, "__ivm_r") + " FROM " + r.storage +
                    " __ivm_r WHERE " + not_deleted(r, "__ivm_r");
+        case Read::WithTid:
+            return "SELECT __ivm_r.*, __ivm_r.ctid AS __ivm_tid FROM " + r.storage + " __ivm_r";
+        case Read::Given: {
+            std::vector<std::string> values;
+            for (std::size_t i = 0; i < r.columns.size(); ++i)
+                values.push_back(parameter(r.columns[i], i) + " AS " + r.columns[i].name);
+            return "SELECT " + sql::join(values, ", ");
+        }
         case Read::Itself: break;
     }
     throw Error(sqlstate::internal_error, "no binding for the recursive reference");
@@ -70,13 +83,19 @@ std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) 
 
 // One rule with each occurrence bound as `reads` says, as a query that
 // returns R's columns.
-std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads) {
+// The rule's template (`spj`: the rule's spj_template or premise_template)
+// with each occurrence bound as `reads` says.
+std::string bound(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads, const std::string& spj) {
     std::vector<std::string> ctes;
     for (std::size_t k = 0; k < rule.sources.size(); ++k)
         if (reads[k] != Read::Itself)
             ctes.push_back(source_placeholder(k) + " AS (" + binding(r, rule.sources[k], reads[k]) + ")");
     const std::string with = ctes.empty() ? "" : "WITH " + sql::join(ctes, ", ") + " ";
-    return "SELECT " + tuples::columns(r.columns, "__ivm_q") + " FROM (" + with + rule.spj_template +
+    return with + spj;
+}
+
+std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads) {
+    return "SELECT " + tuples::columns(r.columns, "__ivm_q") + " FROM (" + bound(r, rule, reads, rule.spj_template) +
            ") __ivm_q";
 }
 
@@ -255,6 +274,78 @@ std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once, bo
            // OFFSET 0: no anti-join, which the planner would rather hash all of R for
            (inserts_at_once ? "" : " OFFSET 0") + ") RETURNING 1) SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), "
            "(SELECT pg_catalog.count(*) FROM __ivm_added)";
+}
+
+bool backward_forward_possible(const RecursiveRelation& r) {
+    const Rule* rule = recursive_rule(r);
+    if (rule == nullptr || rule->premise_template.empty() || tuples::key(r.columns, "").empty()) return false;
+    for (const Column& c : r.columns)
+        if (c.image) return false;
+    return true;
+}
+
+namespace {
+
+// q's tuple equals the parameters' ($1..$n), NULL matching NULL.
+std::string equals_parameters(const RecursiveRelation& r, const std::string& q) {
+    std::vector<std::string> conditions;
+    for (std::size_t i = 0; i < r.columns.size(); ++i) {
+        const Column& c = r.columns[i];
+        const std::string x = q + "." + c.name, p = parameter(c, i);
+        // (never NULL: the plain form, which indexes serve)
+        conditions.push_back(c.not_null ? x + " " + c.equality + " " + p
+                                        : "(" + x + " " + c.equality + " " + p + " OR (" + x + " IS NULL AND " + p + " IS NULL))");
+    }
+    return conditions.empty() ? "true" : sql::join(conditions, " AND ");
+}
+
+// The stored tuples among `tuples`' (a query with R's columns), as
+// (__ivm_tid, R's columns).
+std::string stored_among(const RecursiveRelation& r, const std::string& tuples) {
+    return "SELECT __ivm_k.ctid AS __ivm_tid, __ivm_k.__ivm_key, " + tuples::columns(r.columns, "__ivm_k") + " FROM (" + tuples + ") __ivm_s JOIN " +
+           r.storage + " __ivm_k ON " + tuples::same(r.columns, "__ivm_k", Key::Stored, "__ivm_s", Key::Computed);
+}
+
+}  // namespace
+
+std::string seeds_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, OldTables old) {
+    const Read tables = old == OldTables::WithDeleted ? Read::WithDeleted : Read::Table;
+    const std::vector<std::string> seeds = seed_terms(r, changed_bases, Read::Deleted, Read::Stored, tables);
+    if (seeds.empty()) throw Error(sqlstate::internal_error, "backward/forward without a changed base");
+    return stored_among(r, sql::join(seeds, " UNION "));
+}
+
+std::string premises_query(const RecursiveRelation& r) {
+    // A row without a tid when a rule without R derives the tuple.
+    std::vector<std::string> derived;
+    for (const Rule& rule : r.rules) {
+        if (rule.recursive()) continue;
+        std::vector<Read> reads(rule.sources.size(), Read::Table);
+        derived.push_back("EXISTS (SELECT 1 FROM (" + term(r, rule, reads) + ") __ivm_b WHERE " +
+                          equals_parameters(r, "__ivm_b") + ")");
+    }
+    std::vector<std::string> root{"NULL::pg_catalog.tid AS __ivm_tid", "NULL::bigint AS __ivm_key"};
+    for (const Column& c : r.columns) root.push_back("NULL::" + c.type + " AS " + c.name);
+    const Rule& rule = *recursive_rule(r);
+    std::vector<Read> reads;
+    for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? Read::WithTid : Read::Table);
+    std::vector<std::string> premise{"__ivm_q.__ivm_tid", "__ivm_q.__ivm_key"};
+    for (std::size_t i = 0; i < r.columns.size(); ++i)
+        premise.push_back("__ivm_q.__ivm_p" + std::to_string(i + 1) + " AS " + r.columns[i].name);
+    return "SELECT " + sql::join(root, ", ") + " WHERE " + (derived.empty() ? std::string("false") : sql::join(derived, " OR ")) +
+           " UNION ALL SELECT " + sql::join(premise, ", ") + " FROM (" + bound(r, rule, reads, rule.premise_template) +
+           ") __ivm_q WHERE " + equals_parameters(r, "__ivm_q");
+}
+
+std::string consequences_query(const RecursiveRelation& r) {
+    const Rule& rule = *recursive_rule(r);
+    std::vector<Read> reads;
+    for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? Read::Given : Read::Table);
+    return stored_among(r, term(r, rule, reads));
+}
+
+std::string stored_at_query(const RecursiveRelation& r) {
+    return "SELECT __ivm_k.* FROM " + r.storage + " __ivm_k WHERE __ivm_k.ctid" + sql::op("=") + "ANY ($1)";
 }
 
 std::string full_query(const RecursiveRelation& r) {

@@ -33,6 +33,10 @@ struct RuleSource {
 struct Rule {
     std::string spj_template;
     std::vector<RuleSource> sources;
+    // Of the recursive rule: the template also outputs where the tuple of R
+    // it reads is stored, its key and its columns (__ivm_tid, __ivm_key,
+    // __ivm_p1, ...), read from the placeholder's __ivm_tid and __ivm_key.
+    std::string premise_template;
     bool recursive() const;
 };
 
@@ -84,6 +88,24 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
 // `only_deletes`: no base rows inserted, nothing new to insert into R.
 std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once = false, bool inserts_at_once = false,
                             bool only_deletes = false);
+// Step 2 by backward/forward (core/backward_forward.hpp), where R's rules
+// allow it (a recursive rule, a key, every column with an equality): of
+// the over-deleted tuples, only those a deleted row derives and what the
+// ones found gone derive are checked.  The queries return stored tuples of
+// R as (__ivm_tid, __ivm_key, R's columns); $1..$n are one tuple's columns.
+bool backward_forward_possible(const RecursiveRelation& r);
+// The stored tuples with a one-step derivation through a deleted base row
+// (as step 1 reads the old state).
+std::string seeds_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, OldTables old);
+// The stored tuples the recursive rule derives the tuple from, now, and a
+// row without a tid when a rule without R derives it.
+std::string premises_query(const RecursiveRelation& r);
+// The stored tuples the recursive rule derives from the tuple, now.
+std::string consequences_query(const RecursiveRelation& r);
+// R's stored rows at the tids $1 (tid[]): the tuples that go, kept as
+// deleted_relation for steps 3 and 4 in place of the over-deleted ones.
+std::string stored_at_query(const RecursiveRelation& r);
+
 // Recomputing R, in two steps, so that the second is planned knowing the
 // size of the first: R evaluated in full (with __ivm_key), kept as
 // full_relation; then the statement making the storage equal to it, which

@@ -32,6 +32,10 @@ std::uint64_t overdeletion_limit(Engine engine, double estimated_rows) {
     return static_cast<std::uint64_t>(std::max(static_cast<double>(recompute_floor), share));
 }
 
+bool backward_forward_pays(std::uint64_t overdeleted) { return overdeleted > backward_forward_from; }
+
+std::uint64_t backward_forward_budget(std::uint64_t overdeleted) { return overdeleted / 20; }
+
 bool small_step(std::uint64_t rows) { return rows <= tuple_by_tuple_limit; }
 
 bool in_one_pass(std::uint64_t tuples, double estimated_rows) {
@@ -42,6 +46,14 @@ bool in_one_pass(std::uint64_t tuples, double estimated_rows) {
 dred::Rederive rederivation(std::uint64_t overdeleted, double estimated_rows) {
     if (in_one_pass(overdeleted, estimated_rows)) return dred::Rederive::SetAtATime;
     return overdeleted > tuple_by_tuple_limit ? dred::Rederive::Planned : dred::Rederive::Lookups;
+}
+
+std::string describe_backward_forward() {
+    return "when over " + std::to_string(backward_forward_from) +
+           " tuples are over-deleted (auto; on: always), only those a deleted row derives, and what those found gone "
+           "derive, are checked for another derivation, walking back through their premises to a rule without R or "
+           "to a tuple not over-deleted, within one lookup for every 20 over-deleted tuples (auto; on: no limit) "
+           "before they are all rederived instead";
 }
 
 std::string describe(Engine engine, double estimated_rows) {

@@ -30,6 +30,18 @@ double recompute_fraction(Engine engine);
 // the floor.
 std::uint64_t overdeletion_limit(Engine engine, double estimated_rows);
 
+// Whether the over-deleted tuples are checked by backward/forward first
+// (dred_backward_forward.hpp): from this many on.  Below it rederiving them
+// all costs a few kept-plan queries.
+inline constexpr std::uint64_t backward_forward_from = 500;
+bool backward_forward_pays(std::uint64_t overdeleted);
+// The lookups backward/forward may make to find which of `overdeleted`
+// tuples go, before they are all rederived instead: a twentieth of them.
+// A lookup costs about what rederiving two over-deleted tuples does, so a
+// check that ran out costs a tenth more than rederiving alone; one that
+// finished skips the rederivation (docs/benchmarks.md, "Backward/forward").
+std::uint64_t backward_forward_budget(std::uint64_t overdeleted);
+
 // Up to this many tuples a step works tuple by tuple, through index
 // lookups, with a kept plan.
 inline constexpr std::uint64_t tuple_by_tuple_limit = 500;
@@ -45,6 +57,10 @@ bool in_one_pass(std::uint64_t tuples, double estimated_rows);
 // How the linear engine rederives `overdeleted` tuples.  (The fixpoint
 // engine has one rederive query, planned for each run.)
 dred::Rederive rederivation(std::uint64_t overdeleted, double estimated_rows);
+
+// When backward/forward runs (under ivm.backward_forward = auto), in the
+// words of ivm.explain_view.
+std::string describe_backward_forward();
 
 // What this policy decides for a relation of this estimated size, in the
 // words of ivm.explain_view.

@@ -209,7 +209,14 @@ void unname_joins(Query* t) {
 // change of that (non-linear) occurrence can alter, reading the change
 // from __ivm_chg_<filtered+1>.  DISTINCT, ORDER BY and the query's own WITH
 // go; output columns are renamed to `names` when given.
-std::string build_template(Query* q, const char* cte, bool counts, const std::vector<std::string>* names = nullptr,
+// What a template outputs besides the query's columns.
+enum class Extra {
+    None,
+    Counts,    // each top-level occurrence's __ivm_cnt, as __ivm_c<k+1>
+    Premises,  // the recursive occurrence's __ivm_tid, __ivm_key and columns (as __ivm_p<i>)
+};
+
+std::string build_template(Query* q, const char* cte, Extra extra, const std::vector<std::string>* names = nullptr,
                            int filtered = -1) {
     Query* t = call([&] {
         auto* copy = static_cast<Query*>(copyObjectImpl(q));
@@ -235,8 +242,32 @@ std::string build_template(Query* q, const char* cte, bool counts, const std::ve
         int resno = list_length(t->targetList);
         for (int k = 0; k < n; ++k) {
             RangeTblEntry* rte = rt_fetch(occ[k].rtindex, occ[k].owner->rtable);
+            const bool recursive = rte->rtekind == RTE_CTE;
             read_as_placeholder(rte, psprintf("__ivm_src_%d", k + 1), static_cast<Index>(occ[k].path.size()));
-            if (!counts || !occ[k].path.empty()) continue;  // subqueries only filter
+            if (extra == Extra::Premises && recursive) {
+                // Where the tuple it is derived from is stored and its
+                // key (the placeholder's __ivm_tid, __ivm_key), and its columns.
+                const int columns = list_length(rte->eref->colnames);
+                const char* stored[] = {"__ivm_tid", "__ivm_key"};
+                const Oid types[] = {TIDOID, INT8OID};
+                for (int e = 0; e < 2; ++e) {
+                    rte->eref->colnames = lappend(list_copy(rte->eref->colnames), makeString(pstrdup(stored[e])));
+                    rte->coltypes = lappend_oid(list_copy(rte->coltypes), types[e]);
+                    rte->coltypmods = lappend_int(list_copy(rte->coltypmods), -1);
+                    rte->colcollations = lappend_oid(list_copy(rte->colcollations), InvalidOid);
+                    Var* v = makeVar(occ[k].rtindex, columns + 1 + e, types[e], -1, InvalidOid, 0);
+                    t->targetList = lappend(t->targetList, makeTargetEntry(reinterpret_cast<Expr*>(v), ++resno,
+                                                                           pstrdup(stored[e]), false));
+                }
+                for (int a = 0; a < columns; ++a) {
+                    Var* v = makeVar(occ[k].rtindex, a + 1, list_nth_oid(rte->coltypes, a), list_nth_int(rte->coltypmods, a),
+                                     list_nth_oid(rte->colcollations, a), 0);
+                    t->targetList = lappend(t->targetList, makeTargetEntry(reinterpret_cast<Expr*>(v), ++resno,
+                                                                           psprintf("__ivm_p%d", a + 1), false));
+                }
+                continue;
+            }
+            if (extra != Extra::Counts || !occ[k].path.empty()) continue;  // subqueries only filter
             int count_attno = list_length(rte->eref->colnames) + 1;
             rte->eref->colnames = lappend(list_copy(rte->eref->colnames), makeString(pstrdup("__ivm_cnt")));
             rte->coltypes = lappend_oid(list_copy(rte->coltypes), INT8OID);
@@ -257,10 +288,10 @@ std::string build_template(Query* q, const char* cte, bool counts, const std::ve
 
 // The block's template, and for each non-linear occurrence its filtered one.
 void fill_templates(Block& block, Query* q, const char* cte, const std::vector<std::string>* names = nullptr) {
-    block.spj_template = build_template(q, cte, true, names);
+    block.spj_template = build_template(q, cte, Extra::Counts, names);
     for (std::size_t k = 0; k < block.sources.size(); ++k)
         if (block.sources[k].role != Source::Role::Linear)
-            block.sources[k].filtered_template = build_template(q, cte, true, names, static_cast<int>(k));
+            block.sources[k].filtered_template = build_template(q, cte, Extra::Counts, names, static_cast<int>(k));
 }
 
 }  // namespace
@@ -499,7 +530,8 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
             }
             rule.sources.push_back(source);
         }
-        rule.spj_template = build_template(leaf, cte->ctename, false, &names);
+        rule.spj_template = build_template(leaf, cte->ctename, Extra::None, &names);
+        if (rule.recursive()) rule.premise_template = build_template(leaf, cte->ctename, Extra::Premises, &names);
         r.rules.push_back(std::move(rule));
     }
     if (r.bases.empty()) throw unsupported("recursive views without base tables");
@@ -631,7 +663,7 @@ void group_templates(Query* q, const std::vector<Expr*>& keys, const std::vector
         }
     });
     fill_templates(model.blocks.at(0), inner, cte);
-    model.full_template = build_template(full, cte, false);
+    model.full_template = build_template(full, cte, Extra::None);
 }
 
 void describe_aggregation(Query* q, const char* cte, CountingView& model) {

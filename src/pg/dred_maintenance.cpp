@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/recursion_policy.hpp"
 #include "pg/boundary.hpp"
+#include "pg/dred_backward_forward.hpp"
 #include "pg/execution.hpp"
 #include "pg/faults.hpp"
 #include "pg/fixpoint_maintenance.hpp"
@@ -15,6 +16,7 @@
 #include "pg/view_locks.hpp"
 
 #include <functional>
+#include <optional>
 
 namespace ivm::pg {
 namespace {
@@ -184,22 +186,39 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const double size = estimated_rows(storage);
     const uint64 most = recursion::overdeletion_limit(recursion::Engine::Linear, size);
     const std::string overdelete_step = old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete";
-    const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1,
-                                        kept_if(base_rows, overdelete_step, true));
-    faults::point("dred.deleted");
+    uint64 deleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1,
+                                  kept_if(base_rows, overdelete_step, true));
     if (deleted > most) {
         MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
         end_kept_sets(mark);
         return result;
     }
-    // 2. rederive what still has a derivation
+    // 2. Of the over-deleted tuples, those that go: found by backward/
+    // forward, which checks a tuple only where a deleted row or a tuple
+    // found gone derived it (in proportion to what goes), within a budget
+    // of lookups; or past it by rederiving every over-deleted tuple.
+    std::optional<uint64> gone;
+    const BackwardForward bf = backward_forward_mode();
+    if (deleted > 0 && dred::backward_forward_possible(rel) &&
+        (bf == BackwardForward::On || (bf == BackwardForward::Auto && recursion::backward_forward_pays(deleted))))
+        gone = backward_forward_deletions(view, rel, storage, changed, before, key,
+                                          bf == BackwardForward::On ? UINT64_MAX : recursion::backward_forward_budget(deleted));
+    call([&] {
+        if (gone)
+            elog(DEBUG1, "ivm DRed: %lu over-deleted, of which backward/forward found %lu gone",
+                 static_cast<unsigned long>(deleted), static_cast<unsigned long>(*gone));
+        else
+            elog(DEBUG1, "ivm DRed: %lu over-deleted, rederived", static_cast<unsigned long>(deleted));
+    });
+    if (gone) deleted = *gone;
+    faults::point("dred.deleted");
     // Looked up one by one, or a pass over all of R: the second pays only
     // for a large part of R (recursion_policy.hpp decides).
     const bool deletes_at_once = recursion::in_one_pass(deleted, size);
     const dred::Rederive how = recursion::rederivation(deleted, size);
     LazySql rederive;
-    if (deleted > 0) rederive = [&] { return dred::rederive_query(rel, how); };
+    if (deleted > 0 && !gone) rederive = [&] { return dred::rederive_query(rel, how); };
     const uint64 rederived =
         keep_rows_as(dred::rederived_relation, storage, rederive, InvalidSnapshot, 0, kept_if(deleted, "rederive"));
     // 3. insert what the new tuples derive

@@ -206,6 +206,10 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         else
             lines.push_back("  1. over-delete, as of before the statement: " + dred::overdelete_query(r, changed));
         lines.push_back("  2. rederive: " + dred::rederive_query(r));
+        if (dred::backward_forward_possible(r))
+            lines.push_back("  2. or backward/forward, from the over-deleted tuples a deleted row derives: " +
+                            dred::seeds_query(r, changed, view.entry.deferred ? dred::OldTables::WithDeleted
+                                                                              : dred::OldTables::AsOfSnapshot));
         lines.push_back("  3. insert: " + dred::insert_query(r, changed));
         lines.push_back("  4. apply: " + dred::apply_statement(r));
         lines.push_back("  3 and 4 for a statement that inserted no rows, R can only shrink:");
@@ -213,6 +217,13 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         lines.push_back("     apply: " + dred::apply_statement(r, false, false, true));
     }
     lines.push_back(recursion::describe(recursion::Engine::Linear, estimated_rows(view.entry.recursive_storage)));
+    const std::string mode = spi::query("SELECT pg_catalog.current_setting('ivm.backward_forward')").at(0).at(0).value_or("");
+    if (dred::backward_forward_possible(r))
+        lines.push_back("backward/forward (ivm.backward_forward, now " + mode + "): " + recursion::describe_backward_forward() +
+                        "; a tuple's premises: " + dred::premises_query(r) + "; its consequences: " + dred::consequences_query(r));
+    else
+        lines.push_back("backward/forward: not for this relation (it needs a recursive rule, a storage key and columns "
+                        "with an equality); DRed rederives every over-deleted tuple");
     lines.push_back("recompute R (past that over-deletion, on TRUNCATE of one of them, by ivm.refresh_view, and when "
                     "maintenance waited for another's at READ COMMITTED):");
     lines.push_back("  1. evaluate R in full, kept as " + std::string(dred::full_relation) + ": " + dred::full_query(r));

@@ -4,6 +4,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/ddl_events.hpp"
+#include "pg/dred_backward_forward.hpp"
 #include "pg/faults.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
@@ -64,6 +65,7 @@ void _PG_init(void) {
     CacheRegisterRelcacheCallback(on_relcache, 0);
     ivm::pg::define_settings();
     ivm::pg::faults::define_setting();
+    ivm::pg::define_backward_forward_setting();
     ivm::pg::apply_worker::define_setting();
     if (process_shared_preload_libraries_in_progress) {
         ivm::pg::shared::install_hooks();

@@ -1,0 +1,146 @@
+#include "core/backward_forward.hpp"
+
+#include <deque>
+#include <unordered_map>
+#include <utility>
+
+namespace ivm::backward_forward {
+namespace {
+
+enum class Status : unsigned char { Open, Proved, Gone };
+
+struct OutOfBudget {};
+
+class Run {
+public:
+    Run(Derivations& d, std::uint64_t budget) : d_(d), budget_(budget) {}
+
+    void forward(const std::vector<TupleId>& seeds) {
+        for (TupleId s : seeds) enqueue(s);
+        while (!to_check_.empty()) {
+            const TupleId t = to_check_.front();
+            to_check_.pop_front();
+            if (status(t) == Status::Open) check(t);
+            // What the tuples found gone derive is checked next.
+            while (!gone_unexpanded_.empty()) {
+                const TupleId g = gone_unexpanded_.back();
+                gone_unexpanded_.pop_back();
+                for (TupleId c : counted(d_.consequences(g))) enqueue(c);
+            }
+        }
+    }
+
+    Outcome outcome() {
+        Outcome o;
+        o.finished = true;
+        o.gone = std::move(gone_);
+        o.checked = checked_;
+        o.lookups = lookups_;
+        return o;
+    }
+    std::uint64_t lookups() const { return lookups_; }
+    std::uint64_t checked() const { return checked_; }
+
+private:
+    Status status(TupleId t) {
+        auto it = status_.find(t);
+        if (it != status_.end()) return it->second;
+        if (!d_.unaffected(t)) return Status::Open;
+        status_.emplace(t, Status::Proved);
+        return Status::Proved;
+    }
+
+    void enqueue(TupleId t) {
+        if (status(t) != Status::Open || !queued_.emplace(t, true).second) return;
+        to_check_.push_back(t);
+    }
+
+    template <typename T>
+    T counted(T result) {
+        if (++lookups_ > budget_) throw OutOfBudget{};
+        return result;
+    }
+
+    // Backward: a breadth-first walk over premises from `t`.  `children[i]`
+    // are the walk's tuples that region[i] is a premise of: a proof of
+    // region[i] proves them too.
+    void check(TupleId t) {
+        std::vector<TupleId> region{t};
+        std::vector<std::vector<std::size_t>> children(1);
+        std::unordered_map<TupleId, std::size_t> index{{t, 0}};
+        std::vector<std::size_t> walk{0};
+        auto prove = [&](std::size_t first) {
+            std::vector<std::size_t> stack{first};
+            while (!stack.empty()) {
+                const std::size_t i = stack.back();
+                stack.pop_back();
+                if (status(region[i]) == Status::Proved) continue;
+                status_[region[i]] = Status::Proved;
+                for (std::size_t c : children[i]) stack.push_back(c);
+            }
+        };
+        while (!walk.empty()) {
+            const std::size_t i = walk.back();
+            walk.pop_back();
+            const TupleId u = region[i];
+            if (status(u) == Status::Proved) continue;
+            ++checked_;
+            const Premises premises = counted(d_.premises(u));
+            if (premises.root) {
+                prove(i);
+            } else {
+                for (TupleId p : premises.tuples) {
+                    const Status s = status(p);
+                    if (s == Status::Gone) continue;
+                    if (s == Status::Proved) {
+                        prove(i);
+                        break;
+                    }
+                    auto [it, added] = index.emplace(p, region.size());
+                    if (added) {
+                        region.push_back(p);
+                        children.emplace_back();
+                        walk.push_back(it->second);
+                    }
+                    children[it->second].push_back(i);
+                }
+            }
+            if (status(t) == Status::Proved) return;  // the rest of the walk stays open
+        }
+        // The walk ran out without a proof of t: what it met is closed under
+        // premises, and what of it is not proved has no chain from a root.
+        for (TupleId u : region) {
+            if (status(u) != Status::Open) continue;
+            status_[u] = Status::Gone;
+            gone_.push_back(u);
+            gone_unexpanded_.push_back(u);
+        }
+    }
+
+    Derivations& d_;
+    std::uint64_t budget_;
+    std::uint64_t lookups_ = 0;
+    std::uint64_t checked_ = 0;
+    std::unordered_map<TupleId, Status> status_;
+    std::unordered_map<TupleId, bool> queued_;
+    std::deque<TupleId> to_check_;
+    std::vector<TupleId> gone_;
+    std::vector<TupleId> gone_unexpanded_;
+};
+
+}  // namespace
+
+Outcome run(Derivations& derivations, const std::vector<TupleId>& seeds, std::uint64_t budget) {
+    Run r(derivations, budget);
+    try {
+        r.forward(seeds);
+    } catch (const OutOfBudget&) {
+        Outcome o;
+        o.checked = r.checked();
+        o.lookups = r.lookups();
+        return o;
+    }
+    return r.outcome();
+}
+
+}  // namespace ivm::backward_forward

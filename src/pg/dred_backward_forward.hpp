@@ -1,0 +1,32 @@
+// Deletions in a linear recursive relation by backward/forward
+// (core/backward_forward.hpp) in place of DRed's over-delete and rederive:
+// the lookups it asks for are kept plans over R's storage and the base
+// tables.
+#pragma once
+#include "core/dred.hpp"
+#include "pg/maintain.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ivm::pg {
+
+// ivm.backward_forward: auto (the default) tries backward/forward where
+// recursion_policy.hpp says, on always and without a budget, off never.
+enum class BackwardForward { Off, Auto, On };
+BackwardForward backward_forward_mode();
+void define_backward_forward_setting();
+
+// Of the over-deleted tuples (dred::deleted_relation, step 1's), finds
+// those the change takes and registers them as dred::deleted_relation in
+// their place; returns how many.  nullopt when it ran past `budget`
+// lookups: nothing changed, DRed's rederive step is to run.  The seeds are
+// read with `before` (InvalidSnapshot: the tables with their deleted rows,
+// dred::OldTables::WithDeleted); `key` names the changed bases for the
+// kept plans.
+std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
+                                                 const std::vector<bool>& changed, Snapshot before,
+                                                 const std::string& key, uint64 budget);
+
+}  // namespace ivm::pg
