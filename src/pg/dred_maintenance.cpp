@@ -12,6 +12,7 @@
 #include "pg/execution.hpp"
 #include "pg/faults.hpp"
 #include "pg/fixpoint_maintenance.hpp"
+#include "pg/shared.hpp"
 #include "pg/spi.hpp"
 #include "pg/view_locks.hpp"
 
@@ -189,6 +190,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     uint64 deleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1,
                                   kept_if(base_rows, overdelete_step, true));
     if (deleted > most) {
+        shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(deleted));
         MaintenanceResult result = recompute_relation(rel, storage);
         leave(e);
         end_kept_sets(mark);
@@ -211,6 +213,10 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         else
             elog(DEBUG1, "ivm DRed: %lu over-deleted, rederived", static_cast<unsigned long>(deleted));
     });
+    if (deleted > 0)
+        shared::record_overdeletion(view.entry.view_id,
+                                    gone ? shared::Overdeletion::BackwardForward : shared::Overdeletion::Rederived,
+                                    static_cast<int64>(deleted));
     if (gone) deleted = *gone;
     faults::point("dred.deleted");
     // Looked up one by one, or a pass over all of R: the second pays only

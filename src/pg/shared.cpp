@@ -26,6 +26,11 @@ struct Entry {
     double total_ms;
     double last_ms;
     TimestampTz last;
+    // deletions in the recursive relation (record_overdeletion)
+    int64 overdeletions;
+    int64 overdeleted;
+    int64 backward_forward;
+    int64 recomputed;
 };
 
 struct Shared {
@@ -95,6 +100,7 @@ Entry* entry_for(int32 view_id) {
         e->runs = e->inserted = e->deleted = 0;
         e->total_ms = e->last_ms = 0;
         e->last = 0;
+        e->overdeletions = e->overdeleted = e->backward_forward = e->recomputed = 0;
     }
     return e;
 }
@@ -113,6 +119,22 @@ void record(int32 view_id, int64 tuples_inserted, int64 tuples_deleted, double m
             e->total_ms += milliseconds;
             e->last_ms = milliseconds;
             e->last = GetCurrentTimestamp();
+            SpinLockRelease(&e->mutex);
+        }
+        LWLockRelease(shared->lock);
+    });
+}
+
+void record_overdeletion(int32 view_id, Overdeletion how, int64 overdeleted) {
+    if (shared == nullptr) return;
+    call([&] {
+        Entry* e = entry_for(view_id);
+        if (e != nullptr) {
+            SpinLockAcquire(&e->mutex);
+            e->overdeletions += 1;
+            e->overdeleted += overdeleted;
+            e->backward_forward += how == Overdeletion::BackwardForward ? 1 : 0;
+            e->recomputed += how == Overdeletion::Recomputed ? 1 : 0;
             SpinLockRelease(&e->mutex);
         }
         LWLockRelease(shared->lock);
@@ -138,8 +160,10 @@ Datum ivm_stats_entries(PG_FUNCTION_ARGS) {
     Entry* e;
     while ((e = static_cast<Entry*>(hash_seq_search(&scan))) != nullptr) {
         if (e->key.database != MyDatabaseId) continue;
-        Datum values[7];
-        bool nulls[7] = {false};
+        // (a result type of an older version's script takes the first
+        // columns only)
+        Datum values[11];
+        bool nulls[11] = {false};
         SpinLockAcquire(&e->mutex);
         values[0] = Int32GetDatum(e->key.view_id);
         values[1] = Int64GetDatum(e->runs);
@@ -148,6 +172,10 @@ Datum ivm_stats_entries(PG_FUNCTION_ARGS) {
         values[4] = Float8GetDatum(e->total_ms);
         values[5] = Float8GetDatum(e->last_ms);
         values[6] = TimestampTzGetDatum(e->last);
+        values[7] = Int64GetDatum(e->overdeletions);
+        values[8] = Int64GetDatum(e->overdeleted);
+        values[9] = Int64GetDatum(e->backward_forward);
+        values[10] = Int64GetDatum(e->recomputed);
         SpinLockRelease(&e->mutex);
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }

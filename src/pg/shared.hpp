@@ -13,4 +13,9 @@ void install_hooks();
 // One maintenance run of a view; a no-op without shared memory.
 void record(int32 view_id, int64 tuples_inserted, int64 tuples_deleted, double milliseconds);
 
+// How a deletion in a view's recursive relation went: the over-deleted
+// tuples rederived, checked by backward/forward, or R recomputed instead.
+enum class Overdeletion { Rederived, BackwardForward, Recomputed };
+void record_overdeletion(int32 view_id, Overdeletion how, int64 overdeleted);
+
 }  // namespace ivm::pg::shared
