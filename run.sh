@@ -11,6 +11,8 @@
 #                        on a cluster with fsync on
 #   ./run.sh bench-deferred      deferred views: apply against REFRESH
 #                        (bench/deferred.sh)
+#   ./run.sh bench-recursion     single-edge deletes under a recursive view,
+#                        one by one (bench/recursive_deletes.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -180,8 +182,8 @@ command=${1:-}
 case "$command" in
     demo) require_build; require_cluster ;;
     test | test-long) require_build; require_cluster; require_tests ;;
-    bench | bench-concurrency | bench-deferred) require_build; require_cluster; require_bench ;;
-    *) echo "usage: $0 demo|test|test-long|bench [bench options]|bench-concurrency|bench-deferred" >&2; exit 2 ;;
+    bench | bench-concurrency | bench-deferred | bench-recursion) require_build; require_cluster; require_bench ;;
+    *) echo "usage: $0 demo|test|test-long|bench [bench options]|bench-concurrency|bench-deferred|bench-recursion" >&2; exit 2 ;;
 esac
 install_dependencies
 build_and_install
@@ -193,4 +195,5 @@ case "$command" in
     bench) shift; IVM_BENCH_PGBIN=$bindir "$here/bench/run.sh" "$@" ;;
     bench-concurrency) IVM_BENCH_PGBIN=$bindir "$here/bench/concurrency.sh" ;;
     bench-deferred) IVM_BENCH_PGBIN=$bindir "$here/bench/deferred.sh" ;;
+    bench-recursion) IVM_BENCH_PGBIN=$bindir "$here/bench/recursive_deletes.sh" ;;
 esac
