@@ -34,7 +34,7 @@ std::uint64_t overdeletion_limit(Engine engine, double estimated_rows) {
 
 bool backward_forward_pays(std::uint64_t overdeleted) { return overdeleted > backward_forward_from; }
 
-std::uint64_t backward_forward_budget(std::uint64_t overdeleted) { return overdeleted / 20; }
+std::uint64_t backward_forward_budget(std::uint64_t overdeleted) { return overdeleted / 10; }
 
 bool small_step(std::uint64_t rows) { return rows <= tuple_by_tuple_limit; }
 
@@ -52,7 +52,7 @@ std::string describe_backward_forward() {
     return "when over " + std::to_string(backward_forward_from) +
            " tuples are over-deleted (auto; on: always), only those a deleted row derives, and what those found gone "
            "derive, are checked for another derivation, walking back through their premises to a rule without R or "
-           "to a tuple not over-deleted, within one lookup for every 20 over-deleted tuples (auto; on: no limit) "
+           "to a tuple not over-deleted, within one lookup for every 10 over-deleted tuples (auto; on: no limit) "
            "before they are all rederived instead";
 }
 

@@ -36,10 +36,11 @@ std::uint64_t overdeletion_limit(Engine engine, double estimated_rows);
 inline constexpr std::uint64_t backward_forward_from = 500;
 bool backward_forward_pays(std::uint64_t overdeleted);
 // The lookups backward/forward may make to find which of `overdeleted`
-// tuples go, before they are all rederived instead: a twentieth of them.
-// A lookup costs about what rederiving two over-deleted tuples does, so a
-// check that ran out costs a tenth more than rederiving alone; one that
-// finished skips the rederivation (docs/benchmarks.md, "Backward/forward").
+// tuples go, before they are all rederived instead: a tenth of them.  A
+// lookup costs about what DRed spends on an over-deleted tuple in all its
+// steps, so a check that runs out adds about a tenth to DRed's time; where
+// most over-deleted tuples keep another derivation it finishes well within
+// it (a grid: 1-5% of them; docs/benchmarks.md, "Recursive deletes").
 std::uint64_t backward_forward_budget(std::uint64_t overdeleted);
 
 // Up to this many tuples a step works tuple by tuple, through index
