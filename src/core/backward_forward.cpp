@@ -13,7 +13,7 @@ struct OutOfBudget {};
 
 class Run {
 public:
-    Run(Derivations& d, std::uint64_t budget) : d_(d), budget_(budget) {}
+    Run(Derivations& d, const Budget& budget) : d_(d), budget_(budget) {}
 
     void forward(const std::vector<TupleId>& seeds) {
         for (TupleId s : seeds) enqueue(s);
@@ -57,7 +57,7 @@ private:
 
     template <typename T>
     T counted(T result) {
-        if (++lookups_ > budget_) throw OutOfBudget{};
+        if (++lookups_ > budget_.lookups) throw OutOfBudget{};
         return result;
     }
 
@@ -84,7 +84,8 @@ private:
             walk.pop_back();
             const TupleId u = region[i];
             if (status(u) == Status::Proved) continue;
-            ++checked_;
+            if (++checked_ == most_go_after && budget_.stop_when_most_go && gone_.size() * 10 > checked_ * 7)
+                throw OutOfBudget{};
             const Premises premises = counted(d_.premises(u));
             if (premises.root) {
                 prove(i);
@@ -117,8 +118,10 @@ private:
         }
     }
 
+    static constexpr std::uint64_t most_go_after = 100;
+
     Derivations& d_;
-    std::uint64_t budget_;
+    Budget budget_;
     std::uint64_t lookups_ = 0;
     std::uint64_t checked_ = 0;
     std::unordered_map<TupleId, Status> status_;
@@ -130,7 +133,7 @@ private:
 
 }  // namespace
 
-Outcome run(Derivations& derivations, const std::vector<TupleId>& seeds, std::uint64_t budget) {
+Outcome run(Derivations& derivations, const std::vector<TupleId>& seeds, const Budget& budget) {
     Run r(derivations, budget);
     try {
         r.forward(seeds);

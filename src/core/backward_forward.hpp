@@ -65,9 +65,19 @@ struct Outcome {
     std::uint64_t lookups = 0;
 };
 
+// What a run may spend before it stops unfinished.
+struct Budget {
+    std::uint64_t lookups = UINT64_MAX;
+    // Stop once most of what was checked went (more than 70% of the first
+    // 100 tuples checked): then most over-deleted tuples really go, and
+    // rederiving them all, a few set-at-a-time queries, costs less than
+    // checking them one by one (docs/benchmarks.md, "Recursive deletes").
+    bool stop_when_most_go = false;
+};
+
 // Finds the tuples of R gone after a change, from the seeds (every stored
 // tuple with a one-step derivation through a deleted base row; duplicates
-// allowed), in at most `budget` lookups.
-Outcome run(Derivations& derivations, const std::vector<TupleId>& seeds, std::uint64_t budget);
+// allowed), within the budget.
+Outcome run(Derivations& derivations, const std::vector<TupleId>& seeds, const Budget& budget);
 
 }  // namespace ivm::backward_forward

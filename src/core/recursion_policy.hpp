@@ -31,9 +31,11 @@ double recompute_fraction(Engine engine);
 std::uint64_t overdeletion_limit(Engine engine, double estimated_rows);
 
 // Whether the over-deleted tuples are checked by backward/forward first
-// (dred_backward_forward.hpp): from this many on.  Below it rederiving them
-// all costs a few kept-plan queries.
-inline constexpr std::uint64_t backward_forward_from = 500;
+// (dred_backward_forward.hpp): past this many.  Below it rederiving them
+// all costs a few kept-plan queries, 20 ms at most on W3, of which what
+// backward/forward pays before it can stop (its seeds, the over-deleted
+// keys, a hundred checks) was a tenth on W3's DAG, where it stops.
+inline constexpr std::uint64_t backward_forward_from = 2000;
 bool backward_forward_pays(std::uint64_t overdeleted);
 // The lookups backward/forward may make to find which of `overdeleted`
 // tuples go, before they are all rederived instead: a tenth of them.  A

@@ -164,7 +164,7 @@ private:
 
 std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
                                                  const std::vector<bool>& changed, Snapshot before,
-                                                 const std::string& key, uint64 budget) {
+                                                 const std::string& key, const backward_forward::Budget& budget) {
     const int columns = static_cast<int>(rel.columns.size());
     // R's columns are the storage's first (dred::storage_ddl).
     Oid* types = nullptr;

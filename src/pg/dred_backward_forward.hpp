@@ -3,6 +3,7 @@
 // the lookups it asks for are kept plans over R's storage and the base
 // tables.
 #pragma once
+#include "core/backward_forward.hpp"
 #include "core/dred.hpp"
 #include "pg/maintain.hpp"
 
@@ -20,13 +21,13 @@ void define_backward_forward_setting();
 
 // Of the over-deleted tuples (dred::deleted_relation, step 1's), finds
 // those the change takes and registers them as dred::deleted_relation in
-// their place; returns how many.  nullopt when it ran past `budget`
-// lookups: nothing changed, DRed's rederive step is to run.  The seeds are
+// their place; returns how many.  nullopt when it ran past its budget:
+// nothing changed, DRed's rederive step is to run.  The seeds are
 // read with `before` (InvalidSnapshot: the tables with their deleted rows,
 // dred::OldTables::WithDeleted); `key` names the changed bases for the
 // kept plans.
 std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
                                                  const std::vector<bool>& changed, Snapshot before,
-                                                 const std::string& key, uint64 budget);
+                                                 const std::string& key, const backward_forward::Budget& budget);
 
 }  // namespace ivm::pg

@@ -204,8 +204,14 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const BackwardForward bf = backward_forward_mode();
     if (deleted > 0 && dred::backward_forward_possible(rel) &&
         (bf == BackwardForward::On || (bf == BackwardForward::Auto && recursion::backward_forward_pays(deleted))))
-        gone = backward_forward_deletions(view, rel, storage, changed, before, key,
-                                          bf == BackwardForward::On ? UINT64_MAX : recursion::backward_forward_budget(deleted));
+    {
+        backward_forward::Budget budget;  // (on: none)
+        if (bf == BackwardForward::Auto) {
+            budget.lookups = recursion::backward_forward_budget(deleted);
+            budget.stop_when_most_go = true;
+        }
+        gone = backward_forward_deletions(view, rel, storage, changed, before, key, budget);
+    }
     call([&] {
         if (gone)
             elog(DEBUG1, "ivm DRed: %lu over-deleted, of which backward/forward found %lu gone",

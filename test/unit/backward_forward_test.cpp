@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <utility>
+#include <vector>
 
 namespace bf = ivm::backward_forward;
 
@@ -16,13 +17,20 @@ namespace {
 using Edge = std::pair<int, int>;
 using Edges = std::set<Edge>;
 
+// Every (x, y) with a path from x to y, by a search from each node.
 Edges closure(const Edges& edges) {
-    Edges r = edges;
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (const Edge& p : Edges(r))
-            for (const Edge& e : edges)
-                if (p.second == e.first && r.insert({p.first, e.second}).second) grew = true;
+    std::map<int, std::vector<int>> out;
+    for (const Edge& e : edges) out[e.first].push_back(e.second);
+    Edges r;
+    for (const auto& [from, next] : out) {
+        std::vector<int> stack(next.begin(), next.end());
+        while (!stack.empty()) {
+            const int n = stack.back();
+            stack.pop_back();
+            if (!r.insert({from, n}).second) continue;
+            auto it = out.find(n);
+            if (it != out.end()) stack.insert(stack.end(), it->second.begin(), it->second.end());
+        }
     }
     return r;
 }
@@ -103,7 +111,7 @@ TEST(BackwardForward, AnEdgeWithAnotherPathAroundItTakesNothing) {
     const Edges old_edges{{1, 2}, {2, 4}, {1, 3}, {3, 4}, {4, 5}};
     const Edges new_edges = minus(old_edges, {{2, 4}});
     Closure c(old_edges, new_edges);
-    const bf::Outcome o = bf::run(c, c.seeds({{2, 4}}), 1000);
+    const bf::Outcome o = bf::run(c, c.seeds({{2, 4}}), bf::Budget{1000});
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(c.named(o.gone), (Edges{{2, 4}, {2, 5}}));
     // (1, 4) and (1, 5) were proved through 3, not over-deleted: (1, 5) was never checked
@@ -121,8 +129,8 @@ TEST(BackwardForward, TuplesOutsideTheOverdeletionProveAtOnce) {
     const Edges new_edges = minus(old_edges, {{20, 100}});
     Closure blind(old_edges, new_edges), knowing(old_edges, new_edges);
     knowing.know_overdeleted({{20, 100}}, old_edges);
-    const bf::Outcome walked = bf::run(blind, blind.seeds({{20, 100}}), 100000);
-    const bf::Outcome told = bf::run(knowing, knowing.seeds({{20, 100}}), 100000);
+    const bf::Outcome walked = bf::run(blind, blind.seeds({{20, 100}}), bf::Budget{100000});
+    const bf::Outcome told = bf::run(knowing, knowing.seeds({{20, 100}}), bf::Budget{100000});
     ASSERT_TRUE(walked.finished);
     ASSERT_TRUE(told.finished);
     EXPECT_EQ(knowing.named(told.gone), minus(blind.before(), closure(new_edges)));
@@ -137,7 +145,7 @@ TEST(BackwardForward, ACycleDoesNotProveItself) {
     const Edges old_edges{{0, 1}, {1, 2}, {2, 1}};
     const Edges new_edges = minus(old_edges, {{0, 1}});
     Closure c(old_edges, new_edges);
-    const bf::Outcome o = bf::run(c, c.seeds({{0, 1}}), 1000);
+    const bf::Outcome o = bf::run(c, c.seeds({{0, 1}}), bf::Budget{1000});
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(c.named(o.gone), (Edges{{0, 1}, {0, 2}}));
 }
@@ -147,12 +155,36 @@ TEST(BackwardForward, StopsUnfinishedPastItsBudget) {
     for (int i = 0; i < 50; ++i) old_edges.insert({i, i + 1});
     const Edges new_edges = minus(old_edges, {{0, 1}});
     Closure c(old_edges, new_edges);
-    const bf::Outcome o = bf::run(c, c.seeds({{0, 1}}), 20);
+    const bf::Outcome o = bf::run(c, c.seeds({{0, 1}}), bf::Budget{20});
     EXPECT_FALSE(o.finished);
     EXPECT_TRUE(o.gone.empty());
-    const bf::Outcome all = bf::run(c, c.seeds({{0, 1}}), 100000);
+    const bf::Outcome all = bf::run(c, c.seeds({{0, 1}}), bf::Budget{100000});
     ASSERT_TRUE(all.finished);
     EXPECT_EQ(all.gone.size(), 50u);  // (0, 1) ... (0, 50)
+}
+
+TEST(BackwardForward, StopsWhereMostOfWhatItChecksGoes) {
+    // a chain 0 -> 1 -> ... -> 300: deleting 0 -> 1 takes (0, x) for every x
+    Edges old_edges;
+    for (int i = 0; i < 300; ++i) old_edges.insert({i, i + 1});
+    const Edges new_edges = minus(old_edges, {{0, 1}});
+    Closure c(old_edges, new_edges);
+    bf::Budget stopping;
+    stopping.stop_when_most_go = true;
+    const bf::Outcome stopped = bf::run(c, c.seeds({{0, 1}}), stopping);
+    EXPECT_FALSE(stopped.finished);
+    EXPECT_EQ(stopped.checked, 100u);
+    const bf::Outcome all = bf::run(c, c.seeds({{0, 1}}), bf::Budget{});
+    ASSERT_TRUE(all.finished);
+    EXPECT_EQ(all.gone.size(), 300u);
+    // where few of the first hundred go, it goes on: 300 chains of two from
+    // 0, through 1 ... 300 to 1000 + each; deleting 0 -> 1 takes (0, 1), (0, 1001)
+    Edges fan;
+    for (int i = 1; i <= 300; ++i) fan.insert({0, i}), fan.insert({i, 1000 + i}), fan.insert({0, 1000 + i});
+    Closure f(fan, minus(fan, {{0, 1}}));
+    const bf::Outcome kept = bf::run(f, f.seeds({{0, 1}}), stopping);
+    ASSERT_TRUE(kept.finished);
+    EXPECT_EQ(f.named(kept.gone), (Edges{{0, 1}}));
 }
 
 TEST(BackwardForward, EqualsRecomputingOnRandomGraphs) {
@@ -169,7 +201,7 @@ TEST(BackwardForward, EqualsRecomputingOnRandomGraphs) {
         for (bool knowing : {false, true}) {
             Closure c(old_edges, new_edges);
             if (knowing) c.know_overdeleted(deleted, old_edges);
-            const bf::Outcome o = bf::run(c, c.seeds(deleted), 1000000);
+            const bf::Outcome o = bf::run(c, c.seeds(deleted), bf::Budget{1000000});
             ASSERT_TRUE(o.finished);
             EXPECT_EQ(c.named(o.gone), minus(c.before(), closure(new_edges))) << "round " << round << (knowing ? " knowing" : "");
             EXPECT_EQ(o.gone.size(), c.named(o.gone).size()) << "a tuple reported gone twice, round " << round;
