@@ -19,6 +19,9 @@ SELECT ivm.create_view('dt_two_hop', 'WITH RECURSIVE p(x, y) AS (SELECT src, dst
 SELECT ivm.create_view('dt_tc_outer', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT tc.x, g.dst AS z FROM tc JOIN g ON tc.y = g.src JOIN roots ON roots.n = tc.x');
 SELECT ivm.create_view('dt_tc_pairs', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g WHERE src IS NOT NULL UNION SELECT tc.x, g.dst FROM g JOIN tc ON g.src = tc.y) SELECT a.x, b.y FROM tc a JOIN tc b ON a.y = b.x');
 SELECT ivm.create_view('dt_tc_distinct', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT DISTINCT y FROM tc WHERE x < 4');
+-- same generation: a linear rule reading g twice around the recursion (up
+-- one edge, across, down another)
+SELECT ivm.create_view('dt_same_gen', 'WITH RECURSIVE sg(x, y) AS (SELECT a, b FROM g2 UNION SELECT u.src, d.src FROM sg JOIN g u ON u.dst = sg.x JOIN g d ON d.dst = sg.y) SELECT x, y FROM sg');
 -- aggregates (groups recomputed) and an aggregate over a recursive relation
 SELECT ivm.create_view('dt_agg', 'SELECT b, count(*) AS n, count(c) AS nc, sum(a) AS sa, avg(a) AS aa, min(c) AS mc, max(a) AS xa FROM r GROUP BY b');
 SELECT ivm.create_view('dt_agg_join', 'SELECT s.d, count(*) AS n, sum(r.a) AS sa, string_agg(r.c, '','' ORDER BY r.c) AS cs FROM r JOIN s ON r.b = s.b GROUP BY s.d HAVING count(*) > 1');
