@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ivm recursive-deletion benchmark: single-edge deletes under a transitive
-# closure view, one by one, on two graphs.
+# ivm recursive-deletion benchmark: single-edge deletes under recursive
+# views (transitive closure, same generation), one by one, on three graphs.
 #
 # Usage: bench/recursive_deletes.sh   (./run.sh bench-recursion)
 #
@@ -13,8 +13,14 @@
 #   grid  an IVM_RECURSION_SIDE x IVM_RECURSION_SIDE grid (default 30),
 #         edges right and down: many alternative paths, where DRed
 #         over-deletes most
-# For each graph, a fixed sample of edges (IVM_RECURSION_SAMPLE, default 200
-# for the DAG, half that for the grid) is deleted one at a time, each in a
+#   sg    same generation (sg(x, y): x and y have parents of the same
+#         generation) over a random DAG of IVM_RECURSION_SG_NODES nodes
+#         (default 500: node n > 1 gets a random parent below it, and a
+#         second with probability 0.3), edges (child, parent): a linear rule
+#         reading the edges twice
+# For each graph, the view's creation is timed against CREATE MATERIALIZED
+# VIEW, then a fixed sample of edges (IVM_RECURSION_SAMPLE, default 200 for
+# the DAG, half that for the grid, a fifth for sg) is deleted one at a time, each in a
 # subtransaction rolled back, under: no view (none), a materialized view
 # refreshed in the same subtransaction (refresh), the ivm view with DRed
 # alone (ivm.backward_forward = off) and with its default (auto), which
@@ -24,18 +30,32 @@
 set -euo pipefail
 PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
 NODES=${IVM_RECURSION_NODES:-5000}
+SG_NODES=${IVM_RECURSION_SG_NODES:-500}
 SIDE=${IVM_RECURSION_SIDE:-30}
 SAMPLE=${IVM_RECURSION_SAMPLE:-200}
 DB=ivm_bench_recursion
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 W3='WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM edges UNION SELECT tc.src, e.dst FROM tc JOIN edges e ON tc.dst = e.src) SELECT src, dst FROM tc'
+SG='WITH RECURSIVE sg(x, y) AS (SELECT a.src, b.src FROM edges a JOIN edges b ON a.dst = b.dst UNION SELECT u.src, d.src FROM sg JOIN edges u ON u.dst = sg.x JOIN edges d ON d.dst = sg.y) SELECT x, y FROM sg'
 
 "$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 trap '"$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
 "${psql[@]}" <<'SQL'
 CREATE EXTENSION ivm;
 CREATE TABLE timing (graph text, cfg text, src int, dst int, ms float8);
+CREATE TABLE created (graph text, cmv_ms float8, ivm_ms float8);
+-- Times CREATE MATERIALIZED VIEW mv and ivm.create_view('tc') of the query.
+CREATE FUNCTION create_both(graph text, query text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; cmv float8;
+BEGIN
+  t0 := clock_timestamp();
+  EXECUTE 'CREATE MATERIALIZED VIEW mv AS ' || query;
+  cmv := extract(epoch FROM clock_timestamp() - t0) * 1000;
+  t0 := clock_timestamp();
+  PERFORM ivm.create_view('tc', query);
+  INSERT INTO created VALUES (graph, cmv, extract(epoch FROM clock_timestamp() - t0) * 1000);
+END $$;
 -- Deletes each sampled edge in a subtransaction rolled back, under each
 -- configuration in `cfgs` in turn; keeps the times.
 CREATE FUNCTION measure(graph text, cfgs text[]) RETURNS void LANGUAGE plpgsql AS $$
@@ -66,11 +86,14 @@ BEGIN
 END $$;
 SQL
 
-for graph in dag grid; do
-    sample=$SAMPLE
+for graph in dag grid sg; do
+    sample=$SAMPLE query=$W3
     if [ $graph = grid ]; then sample=$((SAMPLE / 2)); fi
+    if [ $graph = sg ]; then sample=$((SAMPLE / 5)) query=$SG; fi
     log "$graph: loading"
-    "${psql[@]}" -v graph=$graph -v nodes="$NODES" -v side="$SIDE" -v sample="$sample" <<'SQL'
+    nodes=$NODES
+    if [ $graph = sg ]; then nodes=$SG_NODES; fi
+    "${psql[@]}" -v graph=$graph -v nodes="$nodes" -v side="$SIDE" -v sample="$sample" <<'SQL'
 DROP TABLE IF EXISTS edges, sample;
 CREATE TABLE edges (src int NOT NULL, dst int NOT NULL, PRIMARY KEY (src, dst));
 CREATE INDEX edges_dst ON edges (dst);
@@ -88,6 +111,15 @@ BEGIN
         RETURN;
     END IF;
     PERFORM setseed(0.42);
+    IF current_setting('bench.graph') = 'sg' THEN
+        FOR n IN 2 .. nodes LOOP
+            INSERT INTO edges VALUES (n, 1 + floor(random() * (n - 1))::int);
+            IF random() < 0.3 THEN
+                INSERT INTO edges VALUES (n, 1 + floor(random() * (n - 1))::int) ON CONFLICT DO NOTHING;
+            END IF;
+        END LOOP;
+        RETURN;
+    END IF;
     FOR n IN 2 .. nodes LOOP
         INSERT INTO edges VALUES (1 + floor(random() * (n - 1))::int, n);
         IF random() < 0.5 THEN
@@ -98,8 +130,8 @@ END $$;
 VACUUM ANALYZE edges;
 CREATE TABLE sample AS SELECT src, dst FROM edges ORDER BY hashint4(src * 7919 + dst), src, dst LIMIT :sample;
 SQL
-    "${psql[@]}" -c "SET client_min_messages = warning" -c "SELECT ivm.create_view('tc', \$q\$$W3\$q\$)" >/dev/null
-    "${psql[@]}" -c "VACUUM ANALYZE tc__ivm_rec" -c "VACUUM ANALYZE tc__ivm_data" -c "CREATE MATERIALIZED VIEW mv AS $W3"
+    "${psql[@]}" -c "CHECKPOINT" -c "SET client_min_messages = warning" -c "SELECT create_both('$graph', \$q\$$query\$q\$)" >/dev/null
+    "${psql[@]}" -c "VACUUM ANALYZE tc__ivm_rec" -c "VACUUM ANALYZE tc__ivm_data"
     pairs=$("${psql[@]}" -At -c "SELECT count(*) FROM tc")
     edges=$("${psql[@]}" -At -c "SELECT count(*) FROM edges")
     log "$graph: $edges edges, closure $pairs pairs; ivm (DRed alone, and auto)"
@@ -121,5 +153,11 @@ SELECT s.graph, CASE s.cfg WHEN 'dred' THEN 'ivm, DRed alone' WHEN 'auto' THEN '
        round(s.avg::numeric, 2), round(s.median::numeric, 2), round(s.p95::numeric, 2), round(s.slowest::numeric, 1),
        CASE WHEN s.cfg = 'none' THEN '' ELSE round((r.avg / s.avg)::numeric, 1) || 'x' END
 FROM s JOIN s r ON r.graph = s.graph AND r.cfg = 'refresh'
-ORDER BY s.graph, array_position(ARRAY['none', 'refresh', 'dred', 'auto'], s.cfg);
+ORDER BY array_position(ARRAY['dag', 'grid', 'sg'], s.graph), array_position(ARRAY['none', 'refresh', 'dred', 'auto'], s.cfg);
 SQL
+
+echo
+echo "| graph | CREATE MATERIALIZED VIEW ms | ivm.create_view ms | ivm/CMV |"
+echo "|---|---:|---:|---:|"
+"${psql[@]}" -At -F ' | ' -c "SELECT graph, round(cmv_ms::numeric), round(ivm_ms::numeric), round((ivm_ms / cmv_ms)::numeric, 2) || 'x' FROM created ORDER BY array_position(ARRAY['dag', 'grid', 'sg'], graph)" \
+    | sed 's/^/| /; s/$/ |/'

@@ -57,7 +57,7 @@ private:
 
     template <typename T>
     T counted(T result) {
-        if (++lookups_ > budget_.lookups) throw OutOfBudget{};
+        if (++lookups_ > budget_.lookups || std::chrono::steady_clock::now() > budget_.deadline) throw OutOfBudget{};
         return result;
     }
 
@@ -84,7 +84,7 @@ private:
             walk.pop_back();
             const TupleId u = region[i];
             if (status(u) == Status::Proved) continue;
-            if (++checked_ == most_go_after && budget_.stop_when_most_go && gone_.size() * 10 > checked_ * 7)
+            if (++checked_ == most_go_after && budget_.stop_when_most_go && gone_.size() * 2 > checked_)
                 throw OutOfBudget{};
             const Premises premises = counted(d_.premises(u));
             if (premises.root) {

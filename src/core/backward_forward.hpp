@@ -31,6 +31,7 @@
 #pragma once
 #include "core/no_postgres.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -68,11 +69,13 @@ struct Outcome {
 // What a run may spend before it stops unfinished.
 struct Budget {
     std::uint64_t lookups = UINT64_MAX;
-    // Stop once most of what was checked went (more than 70% of the first
+    // Stop once most of what was checked went (more than half of the first
     // 100 tuples checked): then most over-deleted tuples really go, and
     // rederiving them all, a few set-at-a-time queries, costs less than
     // checking them one by one (docs/benchmarks.md, "Recursive deletes").
     bool stop_when_most_go = false;
+    // Stop at this time (the caller's measure of what rederiving costs).
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Finds the tuples of R gone after a change, from the seeds (every stored

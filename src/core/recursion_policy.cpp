@@ -34,8 +34,6 @@ std::uint64_t overdeletion_limit(Engine engine, double estimated_rows) {
 
 bool backward_forward_pays(std::uint64_t overdeleted) { return overdeleted > backward_forward_from; }
 
-std::uint64_t backward_forward_budget(std::uint64_t overdeleted) { return overdeleted / 10; }
-
 bool small_step(std::uint64_t rows) { return rows <= tuple_by_tuple_limit; }
 
 bool in_one_pass(std::uint64_t tuples, double estimated_rows) {
@@ -52,8 +50,8 @@ std::string describe_backward_forward() {
     return "when over " + std::to_string(backward_forward_from) +
            " tuples are over-deleted (auto; on: always), only those a deleted row derives, and what those found gone "
            "derive, are checked for another derivation, walking back through their premises to a rule without R or "
-           "to a tuple not over-deleted, within one lookup for every 10 over-deleted tuples (auto; on: no limit) "
-           "before they are all rederived instead";
+           "to a tuple not over-deleted, for at most twice as long as the over-deletion took and until more than 50 of the first 100 "
+           "checked are found gone (auto; on: no limit), before they are all rederived instead";
 }
 
 std::string describe(Engine engine, double estimated_rows) {

@@ -37,13 +37,15 @@ std::uint64_t overdeletion_limit(Engine engine, double estimated_rows);
 // keys, a hundred checks) was a tenth on W3's DAG, where it stops.
 inline constexpr std::uint64_t backward_forward_from = 2000;
 bool backward_forward_pays(std::uint64_t overdeleted);
-// The lookups backward/forward may make to find which of `overdeleted`
-// tuples go, before they are all rederived instead: a tenth of them.  A
-// lookup costs about what DRed spends on an over-deleted tuple in all its
-// steps, so a check that runs out adds about a tenth to DRed's time; where
-// most over-deleted tuples keep another derivation it finishes well within
-// it (a grid: 1-5% of them; docs/benchmarks.md, "Recursive deletes").
-std::uint64_t backward_forward_budget(std::uint64_t overdeleted);
+// How long backward/forward may take, as a multiple of the time the
+// over-deletion took, before the over-deleted tuples are all rederived
+// instead: the time a lookup takes differs from rule to rule (12 us on a
+// closure, up to 100 on same generation), the over-deletion's measures
+// the rule and the machine.  DRed's steps after it took 4 to 17 times as
+// long in every graph measured, so a check that gives up adds at most a
+// tenth (a grid) to a third (same generation) to DRed's time; on a grid
+// most checks finish within it (docs/benchmarks.md, "Recursive deletes").
+inline constexpr double backward_forward_time_share = 2.0;
 
 // Up to this many tuples a step works tuple by tuple, through index
 // lookups, with a kept plan.

@@ -6,6 +6,7 @@
 #include "pg/execution.hpp"
 #include "pg/spi.hpp"
 
+#include <chrono>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -179,6 +180,7 @@ std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const Recurs
         CommandCounterIncrement();
         return RegisterSnapshot(GetTransactionSnapshot());
     });
+    const auto prepared = std::chrono::steady_clock::now();
     StoredDerivations derivations(view, rel, types, memory, now);
     // The over-deleted tuples' keys.
     int64* keys = nullptr;
@@ -197,13 +199,16 @@ std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const Recurs
     });
     derivations.know_overdeleted(std::unordered_set<int64>(keys, keys + nkeys));
     const std::vector<TupleId> seeds = derivations.seeds(changed, before, key);
+    const auto started = std::chrono::steady_clock::now();
+    const double setup_ms = std::chrono::duration<double, std::milli>(started - prepared).count();
     const backward_forward::Outcome outcome = backward_forward::run(derivations, seeds, budget);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     {
         const uint64 nseeds = seeds.size(), checked = outcome.checked, lookups = outcome.lookups, ngone = outcome.gone.size();
         const bool finished = outcome.finished;
         call([&] {
-            elog(DEBUG2, "ivm backward/forward: %lu seeds, %lu checked, %lu lookups, %lu gone%s", nseeds, checked, lookups,
-                 ngone, finished ? "" : " (out of budget)");
+            elog(DEBUG2, "ivm backward/forward: %lu seeds, %lu checked, %lu lookups, %lu gone%s, %.3f ms (seeds and keys %.3f ms)",
+                 nseeds, checked, lookups, ngone, finished ? "" : " (out of budget)", ms, setup_ms);
         });
     }
     call([&] { UnregisterSnapshot(now); });

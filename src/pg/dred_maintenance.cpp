@@ -16,6 +16,7 @@
 #include "pg/spi.hpp"
 #include "pg/view_locks.hpp"
 
+#include <chrono>
 #include <functional>
 #include <optional>
 
@@ -187,8 +188,10 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const double size = estimated_rows(storage);
     const uint64 most = recursion::overdeletion_limit(recursion::Engine::Linear, size);
     const std::string overdelete_step = old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete";
+    const auto overdelete_started = std::chrono::steady_clock::now();
     uint64 deleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1,
                                   kept_if(base_rows, overdelete_step, true));
+    const auto overdelete_time = std::chrono::steady_clock::now() - overdelete_started;
     if (deleted > most) {
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(deleted));
         MaintenanceResult result = recompute_relation(rel, storage);
@@ -207,17 +210,21 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     {
         backward_forward::Budget budget;  // (on: none)
         if (bf == BackwardForward::Auto) {
-            budget.lookups = recursion::backward_forward_budget(deleted);
             budget.stop_when_most_go = true;
+            budget.deadline = std::chrono::steady_clock::now() +
+                              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  overdelete_time * recursion::backward_forward_time_share);
         }
         gone = backward_forward_deletions(view, rel, storage, changed, before, key, budget);
     }
+    const double od_ms = std::chrono::duration<double, std::milli>(overdelete_time).count();
     call([&] {
         if (gone)
             elog(DEBUG1, "ivm DRed: %lu over-deleted, of which backward/forward found %lu gone",
                  static_cast<unsigned long>(deleted), static_cast<unsigned long>(*gone));
         else
             elog(DEBUG1, "ivm DRed: %lu over-deleted, rederived", static_cast<unsigned long>(deleted));
+        elog(DEBUG2, "ivm DRed: over-deleted in %.3f ms", od_ms);
     });
     if (deleted > 0)
         shared::record_overdeletion(view.entry.view_id,

@@ -161,6 +161,11 @@ TEST(BackwardForward, StopsUnfinishedPastItsBudget) {
     const bf::Outcome all = bf::run(c, c.seeds({{0, 1}}), bf::Budget{100000});
     ASSERT_TRUE(all.finished);
     EXPECT_EQ(all.gone.size(), 50u);  // (0, 1) ... (0, 50)
+    bf::Budget late;
+    late.deadline = std::chrono::steady_clock::now() - std::chrono::milliseconds(1);
+    const bf::Outcome too_late = bf::run(c, c.seeds({{0, 1}}), late);
+    EXPECT_FALSE(too_late.finished);
+    EXPECT_EQ(too_late.lookups, 1u);
 }
 
 TEST(BackwardForward, StopsWhereMostOfWhatItChecksGoes) {
