@@ -107,37 +107,44 @@ Entry* entry_for(int32 view_id) {
 
 }  // namespace
 
-void record(int32 view_id, int64 tuples_inserted, int64 tuples_deleted, double milliseconds) {
+namespace {
+
+// Runs `update` on the view's entry under its mutex (nothing when the
+// table is full or there is no shared memory).
+template <typename Update>
+void update_entry(int32 view_id, const Update& update) {
     if (shared == nullptr) return;
     call([&] {
         Entry* e = entry_for(view_id);
         if (e != nullptr) {
             SpinLockAcquire(&e->mutex);
-            e->runs += 1;
-            e->inserted += tuples_inserted;
-            e->deleted += tuples_deleted;
-            e->total_ms += milliseconds;
-            e->last_ms = milliseconds;
-            e->last = GetCurrentTimestamp();
+            update(*e);
             SpinLockRelease(&e->mutex);
         }
         LWLockRelease(shared->lock);
     });
 }
 
+}  // namespace
+
+void record(int32 view_id, int64 tuples_inserted, int64 tuples_deleted, double milliseconds) {
+    const TimestampTz now = shared == nullptr ? 0 : GetCurrentTimestamp();
+    update_entry(view_id, [&](Entry& e) {
+        e.runs += 1;
+        e.inserted += tuples_inserted;
+        e.deleted += tuples_deleted;
+        e.total_ms += milliseconds;
+        e.last_ms = milliseconds;
+        e.last = now;
+    });
+}
+
 void record_overdeletion(int32 view_id, Overdeletion how, int64 overdeleted) {
-    if (shared == nullptr) return;
-    call([&] {
-        Entry* e = entry_for(view_id);
-        if (e != nullptr) {
-            SpinLockAcquire(&e->mutex);
-            e->overdeletions += 1;
-            e->overdeleted += overdeleted;
-            e->backward_forward += how == Overdeletion::BackwardForward ? 1 : 0;
-            e->recomputed += how == Overdeletion::Recomputed ? 1 : 0;
-            SpinLockRelease(&e->mutex);
-        }
-        LWLockRelease(shared->lock);
+    update_entry(view_id, [&](Entry& e) {
+        e.overdeletions += 1;
+        e.overdeleted += overdeleted;
+        e.backward_forward += how == Overdeletion::BackwardForward ? 1 : 0;
+        e.recomputed += how == Overdeletion::Recomputed ? 1 : 0;
     });
 }
 
