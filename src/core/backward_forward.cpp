@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace ivm::backward_forward {
@@ -51,7 +52,7 @@ private:
     }
 
     void enqueue(TupleId t) {
-        if (status(t) != Status::Open || !queued_.emplace(t, true).second) return;
+        if (status(t) != Status::Open || !queued_.insert(t).second) return;
         to_check_.push_back(t);
     }
 
@@ -61,7 +62,7 @@ private:
         return result;
     }
 
-    // Backward: a breadth-first walk over premises from `t`.  `children[i]`
+    // Backward: a depth-first walk over premises from `t`.  `children[i]`
     // are the walk's tuples that region[i] is a premise of: a proof of
     // region[i] proves them too.
     void check(TupleId t) {
@@ -125,7 +126,7 @@ private:
     std::uint64_t lookups_ = 0;
     std::uint64_t checked_ = 0;
     std::unordered_map<TupleId, Status> status_;
-    std::unordered_map<TupleId, bool> queued_;
+    std::unordered_set<TupleId> queued_;
     std::deque<TupleId> to_check_;
     std::vector<TupleId> gone_;
     std::vector<TupleId> gone_unexpanded_;

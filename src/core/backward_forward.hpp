@@ -19,7 +19,7 @@
 // chains, the last seed was found to stay, or it went and the next tuple
 // was checked, and so on up to this one.
 // backward: a tuple is checked by walking its premises (the stored tuples
-// it is derived from now) back towards a root, breadth first; the walk
+// it is derived from now) back towards a root, depth first; the walk
 // stops at the first proof.  When the walk runs out, the tuples it met are
 // closed under premises (but those already known gone) and none has a
 // proof: all of them are gone, decided at once.

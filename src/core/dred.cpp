@@ -51,8 +51,13 @@ std::string not_deleted(const RecursiveRelation& r, const std::string& q) {
            tuples::same(r.columns, "__ivm_x", Key::Stored, q, Key::Computed) + ")";
 }
 
-// $i+1 as column c's type.
-std::string parameter(const Column& c, std::size_t i) { return "$" + std::to_string(i + 1) + "::" + c.type; }
+// The one tuple of parameters $1..$n, as R's columns.
+std::string given_row(const RecursiveRelation& r) {
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < r.columns.size(); ++i)
+        values.push_back("$" + std::to_string(i + 1) + "::" + r.columns[i].type + " AS " + r.columns[i].name);
+    return "SELECT " + sql::join(values, ", ");
+}
 
 std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) {
     const std::string all = "SELECT __ivm_r.* FROM ";
@@ -70,19 +75,12 @@ std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) 
                    " __ivm_r WHERE " + not_deleted(r, "__ivm_r");
         case Read::WithTid:
             return "SELECT __ivm_r.*, __ivm_r.ctid AS __ivm_tid FROM " + r.storage + " __ivm_r";
-        case Read::Given: {
-            std::vector<std::string> values;
-            for (std::size_t i = 0; i < r.columns.size(); ++i)
-                values.push_back(parameter(r.columns[i], i) + " AS " + r.columns[i].name);
-            return "SELECT " + sql::join(values, ", ");
-        }
+        case Read::Given: return given_row(r);
         case Read::Itself: break;
     }
     throw Error(sqlstate::internal_error, "no binding for the recursive reference");
 }
 
-// One rule with each occurrence bound as `reads` says, as a query that
-// returns R's columns.
 // The rule's template (`spj`: the rule's spj_template or premise_template)
 // with each occurrence bound as `reads` says.
 std::string bound(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads, const std::string& spj) {
@@ -94,6 +92,8 @@ std::string bound(const RecursiveRelation& r, const Rule& rule, const std::vecto
     return with + spj;
 }
 
+// One rule with each occurrence bound as `reads` says, as a query that
+// returns R's columns.
 std::string term(const RecursiveRelation& r, const Rule& rule, const std::vector<Read>& reads) {
     return "SELECT " + tuples::columns(r.columns, "__ivm_q") + " FROM (" + bound(r, rule, reads, rule.spj_template) +
            ") __ivm_q";
@@ -187,12 +187,23 @@ std::string with_key(const RecursiveRelation& r, const std::string& q) {
     return key.empty() ? "" : ", " + key + " AS __ivm_key";
 }
 
+// What an occurrence of a changed base reads outside the deleted rows.
+Read old_tables(OldTables old) { return old == OldTables::WithDeleted ? Read::WithDeleted : Read::Table; }
+
+// The terms deriving a tuple of R in one step from a deleted base row and R
+// as stored: step 1's seeds.
+std::vector<std::string> deletion_seeds(const RecursiveRelation& r, const std::vector<bool>& changed_bases,
+                                        OldTables old) {
+    std::vector<std::string> seeds = seed_terms(r, changed_bases, Read::Deleted, Read::Stored, old_tables(old));
+    if (seeds.empty()) throw Error(sqlstate::internal_error, "over-delete without a changed base");
+    return seeds;
+}
+
 }  // namespace
 
 std::string overdelete_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, OldTables old) {
-    const Read tables = old == OldTables::WithDeleted ? Read::WithDeleted : Read::Table;
-    std::vector<std::string> seeds = seed_terms(r, changed_bases, Read::Deleted, Read::Stored, tables);
-    if (seeds.empty()) throw Error(sqlstate::internal_error, "over-delete without a changed base");
+    const Read tables = old_tables(old);
+    std::vector<std::string> seeds = deletion_seeds(r, changed_bases, old);
     std::string step = recursive_rule(r) ? self_term(r, changed_bases, tables) : "";
     if (old == OldTables::WithDeleted) {
         // The inserted rows derive tuples R may not hold: kept out, as the
@@ -286,17 +297,12 @@ bool backward_forward_possible(const RecursiveRelation& r) {
 
 namespace {
 
-// q's tuple equals the parameters' ($1..$n), NULL matching NULL.
-std::string equals_parameters(const RecursiveRelation& r, const std::string& q) {
-    std::vector<std::string> conditions;
-    for (std::size_t i = 0; i < r.columns.size(); ++i) {
-        const Column& c = r.columns[i];
-        const std::string x = q + "." + c.name, p = parameter(c, i);
-        // (never NULL: the plain form, which indexes serve)
-        conditions.push_back(c.not_null ? x + " " + c.equality + " " + p
-                                        : "(" + x + " " + c.equality + " " + p + " OR (" + x + " IS NULL AND " + p + " IS NULL))");
-    }
-    return conditions.empty() ? "true" : sql::join(conditions, " AND ");
+// `q`'s tuples (a query with R's columns) that equal the parameters' tuple
+// ($1..$n), NULL matching NULL; the parameters' row is pulled up into the
+// query, so the equalities reach the indexes as those with constants do.
+std::string given_among(const RecursiveRelation& r, const std::string& select, const std::string& q) {
+    return select + " FROM (" + q + ") __ivm_q, (" + given_row(r) + ") __ivm_g WHERE " +
+           tuples::equal(r.columns, "__ivm_q", "__ivm_g");
 }
 
 // The stored tuples among `tuples`' (a query with R's columns), as
@@ -309,10 +315,7 @@ std::string stored_among(const RecursiveRelation& r, const std::string& tuples) 
 }  // namespace
 
 std::string seeds_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, OldTables old) {
-    const Read tables = old == OldTables::WithDeleted ? Read::WithDeleted : Read::Table;
-    const std::vector<std::string> seeds = seed_terms(r, changed_bases, Read::Deleted, Read::Stored, tables);
-    if (seeds.empty()) throw Error(sqlstate::internal_error, "backward/forward without a changed base");
-    return stored_among(r, sql::join(seeds, " UNION "));
+    return stored_among(r, sql::join(deletion_seeds(r, changed_bases, old), " UNION "));
 }
 
 std::string premises_query(const RecursiveRelation& r) {
@@ -321,8 +324,7 @@ std::string premises_query(const RecursiveRelation& r) {
     for (const Rule& rule : r.rules) {
         if (rule.recursive()) continue;
         std::vector<Read> reads(rule.sources.size(), Read::Table);
-        derived.push_back("EXISTS (SELECT 1 FROM (" + term(r, rule, reads) + ") __ivm_b WHERE " +
-                          equals_parameters(r, "__ivm_b") + ")");
+        derived.push_back("EXISTS (" + given_among(r, "SELECT 1", term(r, rule, reads)) + ")");
     }
     std::vector<std::string> root{"NULL::pg_catalog.tid AS __ivm_tid", "NULL::bigint AS __ivm_key"};
     for (const Column& c : r.columns) root.push_back("NULL::" + c.type + " AS " + c.name);
@@ -333,8 +335,7 @@ std::string premises_query(const RecursiveRelation& r) {
     for (std::size_t i = 0; i < r.columns.size(); ++i)
         premise.push_back("__ivm_q.__ivm_p" + std::to_string(i + 1) + " AS " + r.columns[i].name);
     return "SELECT " + sql::join(root, ", ") + " WHERE " + (derived.empty() ? std::string("false") : sql::join(derived, " OR ")) +
-           " UNION ALL SELECT " + sql::join(premise, ", ") + " FROM (" + bound(r, rule, reads, rule.premise_template) +
-           ") __ivm_q WHERE " + equals_parameters(r, "__ivm_q");
+           " UNION ALL " + given_among(r, "SELECT " + sql::join(premise, ", "), bound(r, rule, reads, rule.premise_template));
 }
 
 std::string consequences_query(const RecursiveRelation& r) {

@@ -68,10 +68,10 @@ public:
     StoredDerivations(ViewRuntime& view, const RecursiveRelation& rel, Oid* types, MemoryContext memory, Snapshot now)
         : view_(view), rel_(rel), columns_(static_cast<int>(rel.columns.size())), types_(types), memory_(memory), now_(now) {}
 
-    std::vector<TupleId> seeds(const std::vector<bool>& changed, Snapshot before, const std::string& key) {
-        const dred::OldTables old =
-            before == InvalidSnapshot ? dred::OldTables::WithDeleted : dred::OldTables::AsOfSnapshot;
-        SPIPlanPtr plan = kept_plan(view_, "bf seeds " + std::string(before == InvalidSnapshot ? "with deleted " : "") + key,
+    std::vector<TupleId> seeds(const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
+                               const std::string& key) {
+        const bool with_deleted = old == dred::OldTables::WithDeleted;
+        SPIPlanPtr plan = kept_plan(view_, "bf seeds " + std::string(with_deleted ? "with deleted " : "") + key,
                                     [&] { return dred::seeds_query(rel_, changed, old); });
         return numbered(run(plan, nullptr, before != InvalidSnapshot ? before : now_));
     }
@@ -164,7 +164,7 @@ private:
 }  // namespace
 
 std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
-                                                 const std::vector<bool>& changed, Snapshot before,
+                                                 const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
                                                  const std::string& key, const backward_forward::Budget& budget) {
     const int columns = static_cast<int>(rel.columns.size());
     // R's columns are the storage's first (dred::storage_ddl).
@@ -198,7 +198,7 @@ std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const Recurs
         SPI_freetuptable(SPI_tuptable);
     });
     derivations.know_overdeleted(std::unordered_set<int64>(keys, keys + nkeys));
-    const std::vector<TupleId> seeds = derivations.seeds(changed, before, key);
+    const std::vector<TupleId> seeds = derivations.seeds(changed, old, before, key);
     const auto started = std::chrono::steady_clock::now();
     const double setup_ms = std::chrono::duration<double, std::milli>(started - prepared).count();
     const backward_forward::Outcome outcome = backward_forward::run(derivations, seeds, budget);
@@ -208,7 +208,7 @@ std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const Recurs
         const bool finished = outcome.finished;
         call([&] {
             elog(DEBUG2, "ivm backward/forward: %lu seeds, %lu checked, %lu lookups, %lu gone%s, %.3f ms (seeds and keys %.3f ms)",
-                 nseeds, checked, lookups, ngone, finished ? "" : " (out of budget)", ms, setup_ms);
+                 nseeds, checked, lookups, ngone, finished ? "" : " (stopped)", ms, setup_ms);
         });
     }
     call([&] { UnregisterSnapshot(now); });

@@ -23,11 +23,11 @@ void define_backward_forward_setting();
 // those the change takes and registers them as dred::deleted_relation in
 // their place; returns how many.  nullopt when it ran past its budget:
 // nothing changed, DRed's rederive step is to run.  The seeds are
-// read with `before` (InvalidSnapshot: the tables with their deleted rows,
-// dred::OldTables::WithDeleted); `key` names the changed bases for the
-// kept plans.
+// read as step 1 read the old tables (`old`, with `before`, the snapshot
+// from before the statement, or InvalidSnapshot for WithDeleted); `key`
+// names the changed bases for the kept plans.
 std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
-                                                 const std::vector<bool>& changed, Snapshot before,
+                                                 const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
                                                  const std::string& key, const backward_forward::Budget& budget);
 
 }  // namespace ivm::pg

@@ -201,8 +201,9 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     }
     // 2. Of the over-deleted tuples, those that go: found by backward/
     // forward, which checks a tuple only where a deleted row or a tuple
-    // found gone derived it (in proportion to what goes), within a budget
-    // of lookups; or past it by rederiving every over-deleted tuple.
+    // found gone derived it (in proportion to what goes), until it has
+    // taken its share of the over-deletion's time or most of what it
+    // checked went; otherwise by rederiving every over-deleted tuple.
     std::optional<uint64> gone;
     const BackwardForward bf = backward_forward_mode();
     if (deleted > 0 && dred::backward_forward_possible(rel) &&
@@ -215,7 +216,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   overdelete_time * recursion::backward_forward_time_share);
         }
-        gone = backward_forward_deletions(view, rel, storage, changed, before, key, budget);
+        gone = backward_forward_deletions(view, rel, storage, changed, old, before, key, budget);
     }
     const double od_ms = std::chrono::duration<double, std::milli>(overdelete_time).count();
     call([&] {

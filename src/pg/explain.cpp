@@ -195,21 +195,23 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                     std::to_string(r.rules.size()) + " rules (" + std::to_string(recursive_rules) +
                     " recursive), maintained by DRed; the view reads it as a base table, by counting");
     lines.push_back("recursive relation's base relations: " + sql::join(r.bases, ", "));
+    // (a deferred view's apply, and a subscriber's commit, keep no snapshot
+    // from before the changes)
+    const dred::OldTables old = view.entry.deferred ? dred::OldTables::WithDeleted : dred::OldTables::AsOfSnapshot;
     for (std::size_t b = 0; b < r.bases.size(); ++b) {
         std::vector<bool> changed(r.bases.size(), false);
         changed[b] = true;
         lines.push_back("on INSERT, UPDATE or DELETE of " + r.bases[b] + ":");
-        if (view.entry.deferred)  // (also how a subscriber's apply worker's commit runs it)
+        if (old == dred::OldTables::WithDeleted)
             lines.push_back("  1. over-delete, an apply keeping no snapshot from before the changes: against the "
                             "tables as they are with their deleted rows, kept to R's tuples: " +
-                            dred::overdelete_query(r, changed, dred::OldTables::WithDeleted));
+                            dred::overdelete_query(r, changed, old));
         else
             lines.push_back("  1. over-delete, as of before the statement: " + dred::overdelete_query(r, changed));
         lines.push_back("  2. rederive: " + dred::rederive_query(r));
         if (dred::backward_forward_possible(r))
             lines.push_back("  2. or backward/forward, from the over-deleted tuples a deleted row derives: " +
-                            dred::seeds_query(r, changed, view.entry.deferred ? dred::OldTables::WithDeleted
-                                                                              : dred::OldTables::AsOfSnapshot));
+                            dred::seeds_query(r, changed, old));
         lines.push_back("  3. insert: " + dred::insert_query(r, changed));
         lines.push_back("  4. apply: " + dred::apply_statement(r));
         lines.push_back("  3 and 4 for a statement that inserted no rows, R can only shrink:");

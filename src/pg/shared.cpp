@@ -105,10 +105,6 @@ Entry* entry_for(int32 view_id) {
     return e;
 }
 
-}  // namespace
-
-namespace {
-
 // Runs `update` on the view's entry under its mutex (nothing when the
 // table is full or there is no shared memory).
 template <typename Update>
