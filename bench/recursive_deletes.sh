@@ -35,6 +35,7 @@ SIDE=${IVM_RECURSION_SIDE:-30}
 SAMPLE=${IVM_RECURSION_SAMPLE:-200}
 DB=ivm_bench_recursion
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 W3='WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM edges UNION SELECT tc.src, e.dst FROM tc JOIN edges e ON tc.dst = e.src) SELECT src, dst FROM tc'
 SG='WITH RECURSIVE sg(x, y) AS (SELECT a.src, b.src FROM edges a JOIN edges b ON a.dst = b.dst UNION SELECT u.src, d.src FROM sg JOIN edges u ON u.dst = sg.x JOIN edges d ON d.dst = sg.y) SELECT x, y FROM sg'
@@ -93,40 +94,19 @@ for graph in dag grid sg; do
     log "$graph: loading"
     nodes=$NODES
     if [ $graph = sg ]; then nodes=$SG_NODES; fi
-    "${psql[@]}" -v graph=$graph -v nodes="$nodes" -v side="$SIDE" -v sample="$sample" <<'SQL'
+    "${psql[@]}" -v graph=$graph -v nodes="$nodes" -v side="$SIDE" -v sample="$sample" \
+        -v random_dag="$bench_dir/random_dag.sql" <<'SQL'
 DROP TABLE IF EXISTS edges, sample;
 CREATE TABLE edges (src int NOT NULL, dst int NOT NULL, PRIMARY KEY (src, dst));
 CREATE INDEX edges_dst ON edges (dst);
-SELECT set_config('bench.graph', :'graph', false), set_config('bench.nodes', :'nodes', false),
-       set_config('bench.side', :'side', false) \g /dev/null
-DO $$
-DECLARE
-    nodes int := current_setting('bench.nodes')::int;
-    side int := current_setting('bench.side')::int;
-    n int;
-BEGIN
-    IF current_setting('bench.graph') = 'grid' THEN
-        INSERT INTO edges SELECT i * 1000 + j, (i + 1) * 1000 + j FROM generate_series(1, side - 1) i, generate_series(1, side) j;
-        INSERT INTO edges SELECT i * 1000 + j, i * 1000 + j + 1 FROM generate_series(1, side) i, generate_series(1, side - 1) j;
-        RETURN;
-    END IF;
-    PERFORM setseed(0.42);
-    IF current_setting('bench.graph') = 'sg' THEN
-        FOR n IN 2 .. nodes LOOP
-            INSERT INTO edges VALUES (n, 1 + floor(random() * (n - 1))::int);
-            IF random() < 0.3 THEN
-                INSERT INTO edges VALUES (n, 1 + floor(random() * (n - 1))::int) ON CONFLICT DO NOTHING;
-            END IF;
-        END LOOP;
-        RETURN;
-    END IF;
-    FOR n IN 2 .. nodes LOOP
-        INSERT INTO edges VALUES (1 + floor(random() * (n - 1))::int, n);
-        IF random() < 0.5 THEN
-            INSERT INTO edges VALUES (1 + floor(random() * (n - 1))::int, n) ON CONFLICT DO NOTHING;
-        END IF;
-    END LOOP;
-END $$;
+\i :random_dag
+-- dag: (parent, child), W3's; sg: (child, parent); grid: right and down
+INSERT INTO edges SELECT parent, child FROM pg_temp.random_dag(:nodes, 0.5) WHERE :'graph' = 'dag' ON CONFLICT DO NOTHING;
+INSERT INTO edges SELECT child, parent FROM pg_temp.random_dag(:nodes, 0.3) WHERE :'graph' = 'sg' ON CONFLICT DO NOTHING;
+INSERT INTO edges SELECT i * 1000 + j, (i + 1) * 1000 + j FROM generate_series(1, :side - 1) i, generate_series(1, :side) j
+ WHERE :'graph' = 'grid';
+INSERT INTO edges SELECT i * 1000 + j, i * 1000 + j + 1 FROM generate_series(1, :side) i, generate_series(1, :side - 1) j
+ WHERE :'graph' = 'grid';
 VACUUM ANALYZE edges;
 CREATE TABLE sample AS SELECT src, dst FROM edges ORDER BY hashint4(src * 7919 + dst), src, dst LIMIT :sample;
 SQL

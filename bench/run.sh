@@ -198,26 +198,14 @@ SQL
 
 load_edges() {  # load_edges NODES
     local t0; t0=$(now)
-    q -v n="$1" <<'SQL' || die "loading edges failed"
+    q -v n="$1" -v random_dag="$bench_dir/random_dag.sql" <<'SQL' || die "loading edges failed"
 DROP TABLE IF EXISTS edges, edge_list;
 CREATE TABLE edges (src int NOT NULL, dst int NOT NULL, PRIMARY KEY (src, dst));
 CREATE INDEX edges_dst ON edges (dst);
-SELECT set_config('ivm_bench.nodes', :'n', false) \g /dev/null
 -- A random DAG: node n > 1 gets one parent below it, and a second one with
--- probability 1/2; a fixed seed makes every run build the same graph.
-DO $$
-DECLARE
-    nodes int := current_setting('ivm_bench.nodes')::int;
-    n int;
-BEGIN
-    PERFORM setseed(0.42);
-    FOR n IN 2 .. nodes LOOP
-        INSERT INTO edges VALUES (1 + floor(random() * (n - 1))::int, n);
-        IF random() < 0.5 THEN
-            INSERT INTO edges VALUES (1 + floor(random() * (n - 1))::int, n) ON CONFLICT DO NOTHING;
-        END IF;
-    END LOOP;
-END $$;
+-- probability 1/2.
+\i :random_dag
+INSERT INTO edges SELECT parent, child FROM pg_temp.random_dag(:n, 0.5) ON CONFLICT DO NOTHING;
 CREATE TABLE edge_list (id serial PRIMARY KEY, src int NOT NULL, dst int NOT NULL, UNIQUE (src, dst));
 INSERT INTO edge_list (src, dst) SELECT src, dst FROM edges ORDER BY src, dst;
 VACUUM ANALYZE edges;
