@@ -18,6 +18,12 @@ SELECT ivm.create_view('big_depts', 'SELECT dept, sum(pay) AS total FROM emp GRO
 -- correlated by equality, compared in WHERE (TPC-H Q2, Q17)
 SELECT ivm.create_view('top_paid', 'SELECT e.id, e.dept FROM emp e WHERE e.pay = (SELECT max(x.pay) FROM emp x WHERE x.dept = e.dept)');
 SELECT ivm.create_view('under_half', 'SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.pay < (SELECT 0.5 * avg(x.pay) FROM emp x WHERE x.dept = d.id) + 30');
+-- conditions of the outer WHERE on the correlated table alone restrict the
+-- part to the keys of rows that meet them (an EXISTS over that table)
+SELECT ivm.create_view('rich_top', 'SELECT d.name, e.id FROM dept d, emp e WHERE e.dept = d.id AND d.budget >= 100 AND e.pay = (SELECT max(x.pay) FROM emp x WHERE x.dept = d.id)');
+SELECT ivm.create_view('rich_counts', 'SELECT d.id, (SELECT count(*) FROM emp x WHERE x.dept = d.id) AS n FROM dept d WHERE d.name <> ''ops'' AND d.budget > 20');
+SELECT definition FROM ivm.views WHERE name = 'rich_top__ivm_part1'::regclass;
+SELECT * FROM rich_top__ivm_part1 ORDER BY 1;
 -- two correlations, one across types (bigint = int)
 SELECT ivm.create_view('within_budget', 'SELECT d.id, d.name FROM dept d WHERE d.budget >= (SELECT sum(e.pay) FROM emp e WHERE d.id = e.dept AND e.id % 2 = d.id % 20 AND e.boss IS NOT NULL)');
 SELECT ivm.create_view('budget_keys', 'SELECT d.id, d.name FROM dept d WHERE d.budget > (SELECT sum(e.pay) FROM emp e WHERE e.dept::bigint = d.budget / 10)');
@@ -90,6 +96,7 @@ SELECT * FROM top_paid ORDER BY 1;
 SELECT * FROM big_depts ORDER BY 1;
 SELECT * FROM richest ORDER BY 1;
 SELECT * FROM dept_stats ORDER BY 1;
+SELECT * FROM rich_top__ivm_part1 ORDER BY 1;  -- 30 came with its budget
 -- every inner row gone: an uncorrelated aggregate is NULL, a correlated one finds no group
 DELETE FROM emp;
 SELECT check_all();

@@ -11,7 +11,9 @@
 #include "core/no_postgres.hpp"
 #include "core/view_model.hpp"
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ivm::counting {
@@ -116,6 +118,13 @@ std::vector<std::string> key_columns(const CountingView& view);
 // storage recorded, the first leading the key if it is an integer (empty:
 // the usual key).  Views that aggregate key their groups: unchanged.
 void use_key_columns(CountingView& view, const std::vector<std::string>& names);
+// The state columns of a PartialState storage, each with its type.
+std::vector<std::pair<std::string, std::string>> partial_state_columns(const CountingView& view);
+// A storage made before partial state kept `view`'s shape (an output that
+// is an expression over aggregates, before version 0.8) lacks some of
+// those columns: the view is then kept as it was made, by recomputing
+// groups.  storage_has says whether the storage has a column.
+void use_storage_shape(CountingView& view, const std::function<bool(const std::string&)>& storage_has);
 
 // How a lookup update finds the tuples of a lookup base's row: by their
 // key, which the row's shown columns tell (a keying table's); in the key

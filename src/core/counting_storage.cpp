@@ -3,6 +3,8 @@
 #include "core/counting_shared.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <utility>
 #include <optional>
 
 #include "core/error.hpp"
@@ -21,21 +23,39 @@ std::vector<std::string> storage_index_ddl(const CountingView& view) {
     return {"CREATE INDEX ON " + view.storage + " (__ivm_key)"};
 }
 
+std::vector<std::pair<std::string, std::string>> partial_state_columns(const CountingView& view) {
+    std::vector<std::pair<std::string, std::string>> columns;
+    for (std::size_t k = 0; k < view.partial.size(); ++k) {
+        if (!has_argument(view.partial[k].kind)) continue;
+        const Parts parts = state_parts(view, k);
+        const std::string n = std::to_string(k + 1);
+        if (parts.own_n) columns.emplace_back("__ivm_n" + n, "bigint NOT NULL");
+        if (parts.own_s) columns.emplace_back("__ivm_s" + n, "numeric");
+        if (parts.own_x) {
+            columns.emplace_back("__ivm_x" + n, tracked_type(view, k));
+            columns.emplace_back("__ivm_xn" + n, "bigint NOT NULL");
+        }
+        if (parts.own_s && view.partial[k].numeric)
+            for (const Special& sp : specials) columns.emplace_back(sp.column + n, "bigint NOT NULL");
+    }
+    return columns;
+}
+
+void use_storage_shape(CountingView& view, const std::function<bool(const std::string&)>& storage_has) {
+    if (view.shape() != CountingView::Shape::PartialState) return;
+    for (const auto& column : partial_state_columns(view))
+        if (!storage_has(column.first)) {
+            view.partial.clear();
+            return;
+        }
+}
+
 std::vector<std::string> storage_ddl(const CountingView& view, const std::string& query_view, bool index_later) {
     std::string columns = "LIKE " + query_view;
     for (const Column& k : view.group_keys) columns += ", " + k.name + " " + k.type;
     columns += ", __ivm_count bigint NOT NULL";
     for (int a = 0; a < view.arms; ++a) columns += ", " + arm_column("__ivm_arm", a) + " bigint NOT NULL";
-    for (std::size_t k = 0; k < view.partial.size(); ++k) {
-        if (!has_argument(view.partial[k].kind)) continue;
-        const Parts parts = state_parts(view, k);
-        const std::string n = std::to_string(k + 1);
-        if (parts.own_n) columns += ", __ivm_n" + n + " bigint NOT NULL";
-        if (parts.own_s) columns += ", __ivm_s" + n + " numeric";
-        if (parts.own_x) columns += ", __ivm_x" + n + " " + tracked_type(view, k) + ", __ivm_xn" + n + " bigint NOT NULL";
-        if (parts.own_s && view.partial[k].numeric)
-            for (const Special& sp : specials) columns += std::string(", ") + sp.column + n + " bigint NOT NULL";
-    }
+    for (const auto& [name, type] : partial_state_columns(view)) columns += ", " + name + " " + type;
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(keyed_columns(view), "");
     if (!key.empty()) columns += ", __ivm_key bigint NOT NULL";

@@ -180,9 +180,7 @@ std::string term_query(const CountingView& view, const Block& block, const std::
         std::vector<std::string> out{tuples::columns(keyed_columns(view), "__ivm_t")};
         if (out[0].empty()) out.clear();  // no GROUP BY
         for (std::size_t k = 0; k < view.partial.size(); ++k)
-            if (view.partial[k].kind != CountingView::Partial::Kind::Key &&
-                view.partial[k].kind != CountingView::Partial::Kind::CountStar)
-                out.push_back("__ivm_t.__ivm_arg" + std::to_string(k + 1));
+            if (has_argument(view.partial[k].kind)) out.push_back("__ivm_t.__ivm_arg" + std::to_string(k + 1));
         outputs = sql::join(out, ", ");
     }
     const std::string tag = view.arms == 0 ? "" : ", " + std::to_string(side) + " AS __ivm_side";

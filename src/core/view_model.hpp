@@ -166,9 +166,24 @@ struct CountingView {
     // updates them and recomputes the outputs, and the template then also
     // outputs each argument as __ivm_arg<k>.  A min or max whose value was
     // deleted is recomputed from the group's rows (only that group's).
+    //
+    // An output column that is an expression over such aggregates and the
+    // group keys (`0.5 * sum(x)`, `sum(a) / sum(b)`, `k || count(*)`) is
+    // Kind::Expression: its aggregates are kept as hidden entries of
+    // `partial`, after one per output column (they have state, no column),
+    // and the column is recomputed from them with the group's state.
     struct Partial {
-        enum class Kind { Key, CountStar, Count, Sum, Avg, Min, Max } kind = Kind::Key;
+        enum class Kind { Key, CountStar, Count, Sum, Avg, Min, Max, Expression } kind = Kind::Key;
         std::size_t key = 0;   // Kind::Key: which group key the column shows
+        // Kind::Expression: the expression's SQL text in pieces, with the
+        // value of reads[i] between pieces[i] and pieces[i + 1].
+        struct Read {
+            bool key = false;        // group key `index`, else the output of partial entry `index`
+            std::size_t index = 0;
+        };
+        std::vector<std::string> pieces;
+        std::vector<Read> reads;
+        std::string type;  // a hidden entry: its aggregate's type (a column's is the column's)
         // Sum, Avg over numeric: the result's display scale is the largest
         // scale among the group's values, kept like a max (of scale(x), in
         // __ivm_x<k>), and NaN and infinities are counted apart
@@ -184,7 +199,7 @@ struct CountingView {
         static constexpr std::size_t own = static_cast<std::size_t>(-1);
         std::size_t same_argument = own;
     };
-    std::vector<Partial> partial;  // one per output column; empty: recompute groups
+    std::vector<Partial> partial;  // one per output column, then the hidden ones; empty: recompute groups
 
     // How the storage holds the view: the one choice the generators of
     // counting.hpp dispatch on.

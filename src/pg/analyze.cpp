@@ -1,5 +1,7 @@
 #include "pg/analyze.hpp"
 
+#include "pg/aggregate_expressions.hpp"
+
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
 #include "core/tuples.hpp"
@@ -553,14 +555,51 @@ Column describe_column(const char* name, Oid type, int32 typmod, Oid collation) 
 
 namespace {
 
+// What partial state keeps for aggregate `agg` (its kind, and its
+// argument, null for count(*)): false where it keeps none.
+bool classify_aggregate(Aggref* agg, CountingView::Partial& p, Expr** argument) {
+    using Kind = CountingView::Partial::Kind;
+    const Oid fn = agg->aggfnoid;
+    const char* name = call([&] { return get_func_name(fn); });
+    const bool catalog = call([&] { return get_func_namespace(fn); }) == PG_CATALOG_NAMESPACE;
+    const bool plain = agg->aggdistinct == NIL && agg->aggorder == NIL && agg->aggfilter == nullptr &&
+                       agg->aggkind == AGGKIND_NORMAL;
+    const std::string n = name ? name : "";
+    *argument = nullptr;
+    if (catalog && plain && n == "count" && agg->aggstar) {
+        p.kind = Kind::CountStar;
+        return true;
+    }
+    if (!catalog || !plain || list_length(agg->args) != 1) return false;
+    *argument = static_cast<TargetEntry*>(linitial(agg->args))->expr;
+    const Oid type = typing_of(reinterpret_cast<Node*>(*argument)).type;
+    // Integers and numeric (whose display scale is kept like a max);
+    // floating point sums depend on the order of the rows.
+    const bool exact = type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
+    p.numeric = type == NUMERICOID;
+    p.narrow = type == INT2OID || type == INT4OID;
+    if (n == "count") p.kind = Kind::Count;
+    else if (n == "sum" && exact) p.kind = Kind::Sum;
+    else if (n == "avg" && exact) p.kind = Kind::Avg;
+    // Kept while values come; recomputed for the group when its extreme
+    // value goes.
+    else if (n == "min" && type == agg->aggtype) p.kind = Kind::Min;
+    else if (n == "max" && type == agg->aggtype) p.kind = Kind::Max;
+    else return false;
+    return true;
+}
+
 // Whether the aggregate view can be kept from partial state: every output
-// a group key or count/sum/avg (sum and avg over integers, so the sums are
-// exact), GROUP BY, no HAVING.  Fills model.partial, and
-// returns each column's aggregate argument (null where there is none).
+// a group key, count/sum/avg (sum and avg over integers and numeric, so
+// the sums are exact), min/max, or an expression over those and the keys
+// (aggregate_expressions.hpp; its aggregates become hidden entries), GROUP
+// BY or not, no HAVING.  Fills model.partial, and returns each entry's
+// aggregate argument (null where there is none).
 std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, CountingView& model) {
     using Kind = CountingView::Partial::Kind;
     std::vector<CountingView::Partial> partial;
     std::vector<Expr*> arguments;
+    std::vector<Aggref*> hidden;  // the aggregates of expressions, each different one once
     if (q->havingQual != nullptr) return {};
     ListCell* lc;
     foreach (lc, q->targetList) {
@@ -575,43 +614,52 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
                 p.key = i;
                 ok = true;
             }
-        if (!ok && IsA(te->expr, Aggref)) {
-            auto* agg = reinterpret_cast<Aggref*>(te->expr);
-            const Oid fn = agg->aggfnoid;
-            const char* name = call([&] { return get_func_name(fn); });
-            const bool catalog = call([&] { return get_func_namespace(fn); }) == PG_CATALOG_NAMESPACE;
-            const bool plain = agg->aggdistinct == NIL && agg->aggorder == NIL && agg->aggfilter == nullptr &&
-                               agg->aggkind == AGGKIND_NORMAL;
-            const std::string n = name ? name : "";
-            if (catalog && plain && n == "count" && agg->aggstar) {
-                p.kind = Kind::CountStar;
-                ok = true;
-            } else if (catalog && plain && list_length(agg->args) == 1) {
-                argument = static_cast<TargetEntry*>(linitial(agg->args))->expr;
-                const Oid type = typing_of(reinterpret_cast<Node*>(argument)).type;
-                // Integers and numeric (whose display scale is kept like a
-                // max); floating point sums depend on the order of the rows.
-                const bool exact = type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
-                p.numeric = type == NUMERICOID;
-                p.narrow = type == INT2OID || type == INT4OID;
-                if (n == "count") p.kind = Kind::Count, ok = true;
-                else if (n == "sum" && exact) p.kind = Kind::Sum, ok = true;
-                else if (n == "avg" && exact) p.kind = Kind::Avg, ok = true;
-                // Kept while values come; recomputed for the group when its
-                // extreme value goes.
-                else if (n == "min" && type == agg->aggtype) p.kind = Kind::Min, ok = true;
-                else if (n == "max" && type == agg->aggtype) p.kind = Kind::Max, ok = true;
+        if (!ok && IsA(te->expr, Aggref)) ok = classify_aggregate(reinterpret_cast<Aggref*>(te->expr), p, &argument);
+        if (!ok) {
+            std::optional<ExpressionOverAggregates> e = split_over_aggregates(te->expr, keys);
+            if (!e) return {};
+            p.kind = Kind::Expression;
+            p.pieces = e->pieces;
+            p.reads = e->holes;
+            for (CountingView::Partial::Read& r : p.reads) {
+                if (r.key) continue;
+                Aggref* agg = e->aggregates.at(r.index);
+                std::size_t h = 0;
+                while (h < hidden.size() && !call([&] { return equal(hidden[h], agg); })) ++h;
+                if (h == hidden.size()) hidden.push_back(agg);
+                r.index = h;
             }
         }
-        if (!ok) return {};
-        for (std::size_t j = 0; j < arguments.size() && argument != nullptr; ++j)
-            if (arguments[j] != nullptr && call([&] { return equal(argument, arguments[j]); })) {
-                p.same_argument = j;
+        partial.push_back(p);
+        arguments.push_back(p.kind == Kind::Key || p.kind == Kind::CountStar || p.kind == Kind::Expression ? nullptr
+                                                                                                          : argument);
+    }
+    // The hidden entries follow the columns; the expressions read them there.
+    const std::size_t columns = partial.size();
+    for (CountingView::Partial& p : partial)
+        for (CountingView::Partial::Read& r : p.reads)
+            if (!r.key) r.index += columns;
+    for (Aggref* agg : hidden) {
+        CountingView::Partial p;
+        Expr* argument = nullptr;
+        if (!classify_aggregate(agg, p, &argument)) return {};
+        const Oid type = agg->aggtype;
+        const Oid collation = agg->aggcollid;
+        p.type = sql_type(type, -1, collation);
+        partial.push_back(p);
+        arguments.push_back(argument);
+    }
+    // An expression over count(*) and keys alone would keep no state
+    // column, and a storage made when such views recomputed their groups
+    // (counting::use_storage_shape) could not be told from one made now.
+    const bool expressions = std::any_of(partial.begin(), partial.end(), [](const auto& p) { return p.kind == Kind::Expression; });
+    if (expressions && std::all_of(arguments.begin(), arguments.end(), [](Expr* a) { return a == nullptr; })) return {};
+    for (std::size_t k = 0; k < partial.size(); ++k)
+        for (std::size_t j = 0; j < k && arguments[k] != nullptr; ++j)
+            if (arguments[j] != nullptr && call([&] { return equal(arguments[k], arguments[j]); })) {
+                partial[k].same_argument = j;
                 break;
             }
-        partial.push_back(p);
-        arguments.push_back(p.kind == Kind::Key || p.kind == Kind::CountStar ? nullptr : argument);
-    }
     model.partial = std::move(partial);
     return arguments;
 }

@@ -63,10 +63,11 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         switch (model.shape()) {
             case CountingView::Shape::PartialState:
                 lines.push_back("algorithm: counting: the query is not recursive; its aggregates are count, sum and avg "
-                                "over integers or numeric, min and max, so each group keeps its row count and per "
-                                "aggregate the count and the sum or the extreme of its arguments (__ivm_n<k>, "
-                                "__ivm_s<k>, __ivm_x<k>), which a change updates; a group whose min or max value goes is "
-                                "recomputed");
+                                "over integers or numeric, min and max (or expressions over those and the group keys), "
+                                "so each group keeps its row count and per aggregate the count and the sum or the "
+                                "extreme of its arguments (__ivm_n<k>, __ivm_s<k>, __ivm_x<k>; k past the output "
+                                "columns: an aggregate inside an expression), which a change updates; a group whose "
+                                "min or max value goes is recomputed");
                 break;
             case CountingView::Shape::Groups:
                 lines.push_back(model.windowed

@@ -108,6 +108,11 @@ std::shared_ptr<ViewRuntime> cached_or_made(int32 view_id, bool check_size) {
     view->analyzed = analyze_view(entry->query_view, qualified_name(entry->storage),
                                   rec == InvalidOid ? std::string() : qualified_name(rec), rec);
     counting::use_key_columns(view->analyzed.model, entry->key_columns);  // what the storage was made with
+    const Oid storage = entry->storage;
+    counting::use_storage_shape(view->analyzed.model, [storage](const std::string& column) {
+        const char* name = column.c_str();
+        return call([&] { return get_attnum(storage, name) != InvalidAttrNumber; });
+    });
     view->owner = relation_owner(entry->storage);
     view->pages_planned_for = pages_read(*view);
     runtimes.emplace(view_id, view);

@@ -350,10 +350,13 @@ BEGIN
     IF c IS NULL THEN
         RETURN 'count(*)';
     END IF;
-    RETURN CASE ivm_dt.rnd(9)
+    RETURN CASE ivm_dt.rnd(11)
         WHEN 0 THEN 'count(*)' WHEN 1 THEN 'count(*)' WHEN 2 THEN format('count(%s)', c) WHEN 3 THEN format('sum(%s)', c)
         WHEN 4 THEN format('min(%s)', c) WHEN 5 THEN format('max(%s)', c) WHEN 6 THEN format('avg(%s)', c)
         WHEN 7 THEN format('count(DISTINCT %s)', c)
+        -- expressions over aggregates (kept from their hidden partial state)
+        WHEN 8 THEN format('(%s * sum(%s) - count(*))::int', ivm_dt.int_const(), c)
+        WHEN 9 THEN format('(coalesce(max(%s), 0) - coalesce(min(%s), 0) + count(%s))::int', c, c, c)
         ELSE format('sum(%s) FILTER (WHERE %s)', c, ivm_dt.simple_pred(cols)) END;
 END $$;
 

@@ -47,6 +47,9 @@ SELECT ivm.create_view('dt_partial', 'SELECT b, count(*) AS n, count(c) AS nc, s
 SELECT ivm.create_view('dt_partial_join', 'SELECT s.d, sum(r.a * s.d) AS w, count(r.c) AS nc, avg(r.a::numeric / 3) AS q FROM r JOIN s ON r.b = s.b GROUP BY s.d');
 SELECT ivm.create_view('dt_extremes', 'SELECT s.d, min(r.a) AS lo, max(r.c) AS hi, max(r.a + s.d) AS top, count(*) AS n FROM r JOIN s ON r.b = s.b GROUP BY s.d');
 SELECT ivm.create_view('dt_partial_over', 'SELECT x, count(*) AS n, sum(y) AS sy FROM dt_tc GROUP BY x');
+-- expressions over such aggregates and group keys, kept from the aggregates' hidden partial state
+SELECT ivm.create_view('dt_partial_expr', 'SELECT b, 0.5 * sum(a) AS h, sum(a)::numeric / nullif(count(c), 0) AS per_c, b * count(*) + coalesce(max(a), 0) AS m, min(c) || ''!'' AS lo FROM r GROUP BY b');
+SELECT ivm.create_view('dt_partial_share', 'SELECT 100.0 * sum(CASE WHEN s.d > 2 THEN r.a ELSE 0 END) / nullif(sum(r.a), 0) AS share, max(s.d) - min(r.a) AS spread FROM r JOIN s ON r.b = s.b');
 -- a plain view expanded into the query (recreated with the tables)
 CREATE VIEW dt_plain_rs AS SELECT r.a, r.c, s.d FROM r JOIN s USING (b) WHERE r.a IS DISTINCT FROM 3;
 SELECT ivm.create_view('dt_over_plain', 'SELECT p.d, count(*) AS n, max(p.a) AS hi FROM dt_plain_rs p JOIN t ON p.d = t.d GROUP BY p.d');
