@@ -225,10 +225,11 @@ SELECT ivm_check('lot_expr'), ivm_check('lot_share');
 DELETE FROM lot;
 SELECT * FROM lot_share;
 SELECT count(*) FROM lot_expr;
--- an expression over count(*) and keys alone keeps no state of its own:
--- its groups are recomputed (a storage like that of earlier versions)
+-- an expression over count(*) and keys alone keeps its count(*) as
+-- count(1), a state column of its own (which tells its storage from one
+-- made when such groups were recomputed)
 SELECT ivm.create_view('lot_count', 'SELECT k, 2 * count(*) AS twice FROM lot GROUP BY k');
-SELECT line FROM ivm.explain_view('lot_count') AS line WHERE line LIKE 'algorithm%';
+SELECT attname FROM pg_attribute WHERE attrelid = 'lot_count__ivm_data'::regclass AND attname LIKE '\_\_ivm\_n%' ORDER BY attnum;
 INSERT INTO lot VALUES (1, 1, 1, 1, 1), (1, 2, 2, 2, 2), (2, 1, 1, 1, 1);
 SELECT * FROM lot_count ORDER BY k;
 SELECT ivm_check('lot_count');
@@ -239,5 +240,5 @@ SELECT refused($$SELECT DISTINCT count(*) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, json_agg(item) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, sum(qty) FILTER (WHERE random() > 0.5) FROM sale GROUP BY shop$$);
 
-SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
+SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
 DROP TABLE sale, shop, edge, ext, tie, lot;

@@ -589,6 +589,16 @@ bool classify_aggregate(Aggref* agg, CountingView::Partial& p, Expr** argument) 
     return true;
 }
 
+}  // namespace
+
+bool kept_from_partial_state(Aggref* agg) {
+    CountingView::Partial p;
+    Expr* argument = nullptr;
+    return classify_aggregate(agg, p, &argument);
+}
+
+namespace {
+
 // Whether the aggregate view can be kept from partial state: every output
 // a group key, count/sum/avg (sum and avg over integers and numeric, so
 // the sums are exact), min/max, or an expression over those and the keys
@@ -651,9 +661,14 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
     }
     // An expression over count(*) and keys alone would keep no state
     // column, and a storage made when such views recomputed their groups
-    // (counting::use_storage_shape) could not be told from one made now.
+    // (counting::use_storage_shape) could not be told from one made now:
+    // its hidden count(*) is kept as count(1), a column of its own.
     const bool expressions = std::any_of(partial.begin(), partial.end(), [](const auto& p) { return p.kind == Kind::Expression; });
-    if (expressions && std::all_of(arguments.begin(), arguments.end(), [](Expr* a) { return a == nullptr; })) return {};
+    if (expressions && std::all_of(arguments.begin(), arguments.end(), [](Expr* a) { return a == nullptr; })) {
+        partial[columns].kind = Kind::Count;  // (the first hidden entry, a count(*))
+        arguments[columns] = reinterpret_cast<Expr*>(
+            call([] { return makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true); }));
+    }
     for (std::size_t k = 0; k < partial.size(); ++k)
         for (std::size_t j = 0; j < k && arguments[k] != nullptr; ++j)
             if (arguments[j] != nullptr && call([&] { return equal(arguments[k], arguments[j]); })) {

@@ -54,6 +54,9 @@ Query* analyze_statement(Node* select, const char* text);
 // A user's output column (0A000 without an equality operator, 42701 for
 // a name ivm reserves).
 Column describe_column(const char* name, Oid type, int32 typmod, Oid collation);
+// Whether an aggregate view keeps `agg` from partial state (count, sum,
+// avg over integers and numeric, min, max; no DISTINCT, FILTER or ORDER BY).
+bool kept_from_partial_state(Aggref* agg);
 // Refuses the clauses and expressions no term may have (0A000).
 void check_term(Query* q);
 // Turns a range table entry into a reference to the CTE `name` (levelsup

@@ -334,6 +334,7 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
     for (;;) {
         bool rewritten = split_window_steps(parsed);
         rewritten |= join_subqueries(parsed);
+        rewritten |= split_having_step(parsed);
         rewritten |= wrap_join_trees(parsed);
         const std::vector<PartNeeded> needed = parts_needed(parsed);
         if (!rewritten && needed.empty()) return parts;

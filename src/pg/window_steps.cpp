@@ -1,5 +1,6 @@
 #include "pg/window_steps.hpp"
 
+#include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
 #include "pg/view_parts.hpp"
 
@@ -97,7 +98,59 @@ void split_grouped(Query* q) {
     });
 }
 
+// An aggregate's HAVING as a step of its own: the aggregation goes into
+// FROM, computing every part of the select list and HAVING (each an
+// expression over aggregates and group keys, kept from partial state), and
+// the query over it filters its rows by what HAVING computed.  Runs inside
+// call().
+void split_having(Query* q) {
+    Query* inner = static_cast<Query*>(copyObjectImpl(q));
+    inner->havingQual = nullptr;
+    inner->sortClause = NIL;
+    Grouped g;
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        te->expr = reinterpret_cast<Expr*>(over_groups(reinterpret_cast<Node*>(te->expr), &g));
+    }
+    Node* where = over_groups(q->havingQual, &g);
+    List* targets = list_copy(g.outputs);
+    foreach (lc, inner->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->ressortgroupref == 0 || get_sortgroupref_clause_noerr(te->ressortgroupref, inner->groupClause) == nullptr)
+            continue;
+        te->resno = static_cast<AttrNumber>(list_length(targets) + 1);
+        te->resjunk = true;
+        targets = lappend(targets, te);
+    }
+    inner->targetList = targets;
+    List* names = NIL;
+    foreach (lc, g.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
+    read_only(q, inner, "grouped", names);
+    q->jointree->quals = where;
+}
+
+bool not_from_partial_state(Node* node, void*) {
+    if (node == nullptr) return false;
+    if (IsA(node, Aggref) && !kept_from_partial_state(reinterpret_cast<Aggref*>(node))) return true;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(not_from_partial_state), nullptr);
+}
+
 }  // namespace
+
+bool split_having_step(Query* q) {
+    if (q->havingQual == nullptr || q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs ||
+        q->hasWindowFuncs || q->distinctClause != NIL || q->hasSubLinks || q->limitCount != nullptr ||
+        q->limitOffset != nullptr || q->rowMarks != NIL || q->hasRecursive)
+        return false;
+    // Otherwise the aggregation recomputes its groups, and a HAVING on
+    // their rows costs nothing more.
+    if (not_from_partial_state(reinterpret_cast<Node*>(q->targetList), nullptr) ||
+        not_from_partial_state(q->havingQual, nullptr))
+        return false;
+    call([&] { split_having(q); });
+    return true;
+}
 
 bool split_window_steps(Query* q) {
     if (!q->hasWindowFuncs || q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs ||

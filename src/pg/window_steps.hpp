@@ -19,4 +19,13 @@ namespace ivm::pg {
 // Rewrites q so; false when there was nothing to rewrite.
 bool split_window_steps(Query* q);
 
+// HAVING is a step too: over aggregates kept from partial state,
+//   SELECT a, sum(b) AS s FROM t GROUP BY a HAVING count(*) > 1
+// becomes
+//   SELECT g.w_1 AS a, g.w_2 AS s FROM (SELECT a AS w_1, sum(b) AS w_2,
+//   count(*) > 1 AS w_3 FROM t GROUP BY a) g WHERE g.w_3
+// so that a change updates its group's state, where HAVING alone made the
+// view recompute the groups a change touched from their rows.
+bool split_having_step(Query* q);
+
 }  // namespace ivm::pg
