@@ -328,22 +328,26 @@ SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed
         qual = move_into_subquery(qual, &ctx);
         auto* rte = static_cast<RangeTblEntry*>(copyObjectImpl(rt_fetch(rtindex, q->rtable)));
         if (renamed != nullptr) rte->ctename = pstrdup(renamed);
-        Query* sub = makeNode(Query);
-        sub->commandType = CMD_SELECT;
-        sub->querySource = QSRC_ORIGINAL;
-        sub->canSetTag = true;
-        sub->rtable = list_make1(rte);
-        RangeTblRef* ref = makeNode(RangeTblRef);
-        ref->rtindex = 1;
-        sub->jointree = makeFromExpr(list_make1(ref), qual);
-        Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
-        sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("__ivm_one"), false));
-        SubLink* link = makeNode(SubLink);
-        link->subLinkType = EXISTS_SUBLINK;
-        link->subselect = reinterpret_cast<Node*>(sub);
-        link->location = -1;
-        return link;
+        return exists_over(rte, qual);
     });
+}
+
+SubLink* exists_over(RangeTblEntry* rte, Node* qual) {
+    Query* sub = makeNode(Query);
+    sub->commandType = CMD_SELECT;
+    sub->querySource = QSRC_ORIGINAL;
+    sub->canSetTag = true;
+    sub->rtable = list_make1(rte);
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    sub->jointree = makeFromExpr(list_make1(ref), qual);
+    Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
+    sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("__ivm_one"), false));
+    SubLink* link = makeNode(SubLink);
+    link->subLinkType = EXISTS_SUBLINK;
+    link->subselect = reinterpret_cast<Node*>(sub);
+    link->location = -1;
+    return link;
 }
 
 std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bool linear_only) {

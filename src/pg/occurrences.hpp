@@ -53,6 +53,9 @@ void add_change_filter(Query* q, const Occurrence& occurrence, const char* chang
 // outer references.  With `renamed`, the relation (a CTE reference) is
 // read under that name instead.
 SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed);
+// EXISTS (SELECT 1 FROM rte WHERE qual), qual reading rte as entry 1 of
+// the subquery.  Runs inside call().
+SubLink* exists_over(RangeTblEntry* rte, Node* qual);
 
 // Refuses (0A000) what may not be a base relation: FROM items other than
 // tables and ivm views, views, materialized views, foreign and temporary

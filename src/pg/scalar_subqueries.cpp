@@ -341,23 +341,10 @@ void restrict_to_outer_rows(Query* q, Query* sub, const Correlations& c) {
         conditions = lappend(conditions, eq);
         ++k;
     }
-    Query* rows = makeNode(Query);
-    rows->commandType = CMD_SELECT;
-    rows->querySource = QSRC_ORIGINAL;
-    rows->canSetTag = true;
     auto* entry = static_cast<RangeTblEntry*>(copyObjectImpl(rte));
     entry->alias = makeAlias("__ivm_o", NIL);
     entry->eref = makeAlias("__ivm_o", static_cast<List*>(copyObjectImpl(rte->eref->colnames)));
-    rows->rtable = list_make1(entry);
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
-    rows->jointree = makeFromExpr(list_make1(ref), and_of(conditions));
-    Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
-    rows->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("one"), false));
-    SubLink* exists = makeNode(SubLink);
-    exists->subLinkType = EXISTS_SUBLINK;
-    exists->subselect = reinterpret_cast<Node*>(rows);
-    exists->location = -1;
+    SubLink* exists = exists_over(entry, and_of(conditions));
     sub->jointree->quals = and_of(lappend(conjuncts_of(sub->jointree->quals), exists));
     sub->hasSubLinks = true;
 }

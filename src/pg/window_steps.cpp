@@ -38,6 +38,26 @@ void read_only(Query* q, Query* inner, const char* alias, List* names) {
     q->havingQual = nullptr;
 }
 
+// q reads `inner`, its aggregation, computing g's outputs.  The
+// aggregation's GROUP BY reads its own entries (left out of its columns,
+// after them).  Runs inside call().
+void read_grouped(Query* q, Query* inner, const Grouped& g) {
+    List* targets = list_copy(g.outputs);
+    ListCell* lc;
+    foreach (lc, inner->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->ressortgroupref == 0 || get_sortgroupref_clause_noerr(te->ressortgroupref, inner->groupClause) == nullptr)
+            continue;
+        te->resno = static_cast<AttrNumber>(list_length(targets) + 1);
+        te->resjunk = true;
+        targets = lappend(targets, te);
+    }
+    inner->targetList = targets;
+    List* names = NIL;
+    foreach (lc, g.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
+    read_only(q, inner, "grouped", names);
+}
+
 // DISTINCT over window functions: the windows' query goes into FROM, the
 // DISTINCT (and ORDER BY, which with DISTINCT reads only output columns)
 // stays, over its columns.
@@ -65,13 +85,21 @@ void split_distinct(Query* q) {
     });
 }
 
-// Window functions over aggregation: the aggregation goes into FROM with
-// every part of the select list that holds no window function.
-void split_grouped(Query* q) {
+// The aggregation goes into FROM, computing every part of the select list
+// that holds no window function: under window functions (`step` WINDOW),
+// or under HAVING (`step` HAVING: HAVING's condition computed there too,
+// each an expression over aggregates and group keys, kept from partial
+// state), which then filters the rows of the query over it.
+enum class Step { Window, Having };
+void split_aggregation(Query* q, Step step) {
     call([&] {
         Query* inner = static_cast<Query*>(copyObjectImpl(q));
-        inner->windowClause = NIL;
-        inner->hasWindowFuncs = false;
+        if (step == Step::Window) {
+            inner->windowClause = NIL;
+            inner->hasWindowFuncs = false;
+        } else {
+            inner->havingQual = nullptr;
+        }
         inner->sortClause = NIL;
         Grouped g;
         ListCell* lc;
@@ -79,55 +107,10 @@ void split_grouped(Query* q) {
             auto* te = static_cast<TargetEntry*>(lfirst(lc));
             te->expr = reinterpret_cast<Expr*>(over_groups(reinterpret_cast<Node*>(te->expr), &g));
         }
-        // The subquery's GROUP BY reads its own entries (left out of its
-        // columns, after them).
-        List* targets = list_copy(g.outputs);
-        foreach (lc, inner->targetList) {
-            auto* te = static_cast<TargetEntry*>(lfirst(lc));
-            if (te->ressortgroupref == 0 || get_sortgroupref_clause_noerr(te->ressortgroupref, inner->groupClause) == nullptr)
-                continue;
-            te->resno = static_cast<AttrNumber>(list_length(targets) + 1);
-            te->resjunk = true;
-            targets = lappend(targets, te);
-        }
-        inner->targetList = targets;
-
-        List* names = NIL;
-        foreach (lc, g.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
-        read_only(q, inner, "grouped", names);
+        Node* where = step == Step::Having ? over_groups(q->havingQual, &g) : nullptr;
+        read_grouped(q, inner, g);
+        if (step == Step::Having) q->jointree->quals = where;
     });
-}
-
-// An aggregate's HAVING as a step of its own: the aggregation goes into
-// FROM, computing every part of the select list and HAVING (each an
-// expression over aggregates and group keys, kept from partial state), and
-// the query over it filters its rows by what HAVING computed.  Runs inside
-// call().
-void split_having(Query* q) {
-    Query* inner = static_cast<Query*>(copyObjectImpl(q));
-    inner->havingQual = nullptr;
-    inner->sortClause = NIL;
-    Grouped g;
-    ListCell* lc;
-    foreach (lc, q->targetList) {
-        auto* te = static_cast<TargetEntry*>(lfirst(lc));
-        te->expr = reinterpret_cast<Expr*>(over_groups(reinterpret_cast<Node*>(te->expr), &g));
-    }
-    Node* where = over_groups(q->havingQual, &g);
-    List* targets = list_copy(g.outputs);
-    foreach (lc, inner->targetList) {
-        auto* te = static_cast<TargetEntry*>(lfirst(lc));
-        if (te->ressortgroupref == 0 || get_sortgroupref_clause_noerr(te->ressortgroupref, inner->groupClause) == nullptr)
-            continue;
-        te->resno = static_cast<AttrNumber>(list_length(targets) + 1);
-        te->resjunk = true;
-        targets = lappend(targets, te);
-    }
-    inner->targetList = targets;
-    List* names = NIL;
-    foreach (lc, g.outputs) names = lappend(names, makeString(pstrdup(static_cast<TargetEntry*>(lfirst(lc))->resname)));
-    read_only(q, inner, "grouped", names);
-    q->jointree->quals = where;
 }
 
 bool not_from_partial_state(Node* node, void*) {
@@ -148,7 +131,7 @@ bool split_having_step(Query* q) {
     if (not_from_partial_state(reinterpret_cast<Node*>(q->targetList), nullptr) ||
         not_from_partial_state(q->havingQual, nullptr))
         return false;
-    call([&] { split_having(q); });
+    split_aggregation(q, Step::Having);
     return true;
 }
 
@@ -161,7 +144,7 @@ bool split_window_steps(Query* q) {
         return true;
     }
     if (!q->hasAggs && q->groupClause == NIL && q->havingQual == nullptr) return false;
-    split_grouped(q);
+    split_aggregation(q, Step::Window);
     return true;
 }
 
