@@ -34,6 +34,8 @@ std::vector<State> all_now(const Block& block);
 std::vector<std::string> terms_now(const CountingView& view);
 // Aggregate views: the whole query over the base tables as they are now.
 std::string full_query(const CountingView& view);
+// The same limited to the groups in __ivm_a (CountingView::grouped_full_template).
+std::string groups_query(const CountingView& view);
 // Sum the counts per tuple; tuples whose changes cancel out disappear.
 std::string netted(const CountingView& view, const std::string& counted_union);
 

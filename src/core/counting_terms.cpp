@@ -215,7 +215,9 @@ std::string netted_sides(const CountingView& view, const std::string& tagged_uni
 std::vector<State> all_now(const Block& block) { return std::vector<State>(block.sources.size(), State::Now); }
 
 // Aggregate views: the whole query over the base tables as they are now.
-std::string full_query(const CountingView& view) {
+namespace {
+
+std::string full_query(const CountingView& view, const std::string& full_template) {
     const Block& block = view.blocks.at(0);
     std::vector<std::string> ctes;
     for (std::size_t k = 0; k < block.sources.size(); ++k) {
@@ -230,7 +232,15 @@ std::string full_query(const CountingView& view) {
         }
         ctes.push_back(source_placeholder(k) + " AS NOT MATERIALIZED (" + rows + ")");
     }
-    return with_clause(ctes) + view.full_template;
+    return with_clause(ctes) + full_template;
+}
+
+}  // namespace
+
+std::string full_query(const CountingView& view) { return full_query(view, view.full_template); }
+
+std::string groups_query(const CountingView& view) {
+    return full_query(view, view.grouped_full_template.empty() ? view.full_template : view.grouped_full_template);
 }
 
 // Each block's term over the relations as they are now (tagged with its arm).

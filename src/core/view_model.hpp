@@ -149,6 +149,11 @@ struct CountingView {
     bool aggregate = false;
     std::vector<Column> group_keys;
     std::string full_template;
+    // The full query with its rows limited, before they are grouped, to the
+    // groups of the WITH query __ivm_a (by the hash of their keys, its
+    // column __ivm_ah): recomputing the groups a change touched without
+    // aggregating every other group too.  Empty where a key has no hash.
+    std::string grouped_full_template;
     // Window functions: an aggregate view whose groups are the window
     // partitions (the PARTITION BY keys every window shares; none: the
     // whole view is one).  A partition's rows may repeat, so each stored

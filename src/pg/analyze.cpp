@@ -14,6 +14,10 @@
 #include "pg/occurrences.hpp"
 #include "pg/program.hpp"
 
+extern "C" {
+#include "rewrite/rewriteManip.h"
+}
+
 #include <algorithm>
 
 namespace ivm::pg {
@@ -218,8 +222,42 @@ enum class Extra {
     Premises,  // the recursive occurrence's __ivm_tid, __ivm_key and columns (as __ivm_p<i>)
 };
 
+// AND EXISTS (SELECT 1 FROM __ivm_a WHERE __ivm_a.__ivm_ah =
+// pg_catalog.hash_record_extended(ROW(<keys>), 0)) into q's WHERE
+// (CountingView::grouped_full_template).  Runs inside call().
+void add_group_filter(Query* q, const std::vector<Expr*>& keys) {
+    RangeTblEntry* a = makeNode(RangeTblEntry);
+    a->rtekind = RTE_CTE;
+    a->ctename = pstrdup("__ivm_a");
+    a->ctelevelsup = 1;  // (a WITH query of the statement the template goes into)
+    a->eref = makeAlias("__ivm_a", list_make1(makeString(pstrdup("__ivm_ah"))));
+    a->coltypes = list_make1_oid(INT8OID);
+    a->coltypmods = list_make1_int(-1);
+    a->colcollations = list_make1_oid(InvalidOid);
+    a->inFromCl = true;
+    RowExpr* row = makeNode(RowExpr);
+    for (Expr* key : keys) {
+        Node* k = static_cast<Node*>(copyObjectImpl(key));
+        IncrementVarSublevelsUp(k, 1, 0);
+        row->args = lappend(row->args, k);
+    }
+    row->row_typeid = RECORDOID;
+    row->row_format = COERCE_IMPLICIT_CAST;
+    row->location = -1;
+    Expr* seed = reinterpret_cast<Expr*>(makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false, FLOAT8PASSBYVAL));
+    Expr* hash = reinterpret_cast<Expr*>(
+        makeFuncExpr(F_HASH_RECORD_EXTENDED, INT8OID, list_make2(row, seed), InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+    Expr* ah = reinterpret_cast<Expr*>(makeVar(1, 1, INT8OID, -1, InvalidOid, 0));
+    const Oid equals = lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr;
+    OpExpr* same = reinterpret_cast<OpExpr*>(make_opclause(equals, BOOLOID, false, ah, hash, InvalidOid, InvalidOid));
+    same->opfuncid = get_opcode(equals);
+    Node* exists = reinterpret_cast<Node*>(exists_over(a, reinterpret_cast<Node*>(same)));
+    q->jointree->quals = q->jointree->quals == nullptr ? exists : make_and_qual(q->jointree->quals, exists);
+    q->hasSubLinks = true;
+}
+
 std::string build_template(Query* q, const char* cte, Extra extra, const std::vector<std::string>* names = nullptr,
-                           int filtered = -1) {
+                           int filtered = -1, const std::vector<Expr*>* group_filter = nullptr) {
     Query* t = call([&] {
         auto* copy = static_cast<Query*>(copyObjectImpl(q));
         unname_joins(copy);
@@ -285,6 +323,7 @@ std::string build_template(Query* q, const char* cte, Extra extra, const std::ve
         const std::string changed = "__ivm_chg_" + std::to_string(filtered + 1);
         add_change_filter(t, occurrences.at(static_cast<std::size_t>(filtered)), changed.c_str());
     }
+    if (group_filter != nullptr) call([&] { add_group_filter(t, *group_filter); });
     return deparse(t);
 }
 
@@ -727,6 +766,13 @@ void group_templates(Query* q, const std::vector<Expr*>& keys, const std::vector
     });
     fill_templates(model.blocks.at(0), inner, cte);
     model.full_template = build_template(full, cte, Extra::None);
+    // (a key that cannot be hashed, or under a collation of its own, whose
+    // hash might not be its stored column's: the groups' rows are not
+    // limited before they are grouped)
+    const bool hashed = !keys.empty() && std::all_of(model.group_keys.begin(), model.group_keys.end(), [](const Column& c) {
+        return c.hashable && c.type.find(" COLLATE ") == std::string::npos;
+    });
+    if (hashed) model.grouped_full_template = build_template(full, cte, Extra::None, nullptr, -1, &keys);
 }
 
 void describe_aggregation(Query* q, const char* cte, CountingView& model) {
