@@ -222,37 +222,85 @@ enum class Extra {
     Premises,  // the recursive occurrence's __ivm_tid, __ivm_key and columns (as __ivm_p<i>)
 };
 
-// AND EXISTS (SELECT 1 FROM __ivm_a WHERE __ivm_a.__ivm_ah =
-// pg_catalog.hash_record_extended(ROW(<keys>), 0)) into q's WHERE
-// (CountingView::grouped_full_template).  Runs inside call().
+// Into q's WHERE (CountingView::grouped_full_template), where __ivm_a
+// holds the touched groups' keys (__ivm_gk<i>) and their hash (__ivm_ah):
+//   AND EXISTS (SELECT 1 FROM __ivm_a WHERE __ivm_a.__ivm_ah =
+//               pg_catalog.hash_record_extended(ROW(<keys>), 0))
+//   AND (<first key> = ANY (ARRAY(SELECT __ivm_gk1 FROM __ivm_a)) OR <first key> IS NULL)
+// The second an index on the first key can serve.  Runs inside call().
 void add_group_filter(Query* q, const std::vector<Expr*>& keys) {
-    RangeTblEntry* a = makeNode(RangeTblEntry);
-    a->rtekind = RTE_CTE;
-    a->ctename = pstrdup("__ivm_a");
-    a->ctelevelsup = 1;  // (a WITH query of the statement the template goes into)
-    a->eref = makeAlias("__ivm_a", list_make1(makeString(pstrdup("__ivm_ah"))));
-    a->coltypes = list_make1_oid(INT8OID);
-    a->coltypmods = list_make1_int(-1);
-    a->colcollations = list_make1_oid(InvalidOid);
-    a->inFromCl = true;
-    RowExpr* row = makeNode(RowExpr);
-    for (Expr* key : keys) {
+    auto groups = [&]() {
+        RangeTblEntry* a = makeNode(RangeTblEntry);
+        a->rtekind = RTE_CTE;
+        a->ctename = pstrdup("__ivm_a");
+        a->ctelevelsup = 1;  // (a WITH query of the statement the template goes into)
+        List* names = NIL;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            names = lappend(names, makeString(psprintf("__ivm_gk%d", static_cast<int>(i + 1))));
+            a->coltypes = lappend_oid(a->coltypes, exprType(reinterpret_cast<Node*>(keys[i])));
+            a->coltypmods = lappend_int(a->coltypmods, exprTypmod(reinterpret_cast<Node*>(keys[i])));
+            a->colcollations = lappend_oid(a->colcollations, exprCollation(reinterpret_cast<Node*>(keys[i])));
+        }
+        a->eref = makeAlias("__ivm_a", lappend(names, makeString(pstrdup("__ivm_ah"))));
+        a->coltypes = lappend_oid(a->coltypes, INT8OID);
+        a->coltypmods = lappend_int(a->coltypmods, -1);
+        a->colcollations = lappend_oid(a->colcollations, InvalidOid);
+        a->inFromCl = true;
+        return a;
+    };
+    auto raised = [](Expr* key) {
         Node* k = static_cast<Node*>(copyObjectImpl(key));
         IncrementVarSublevelsUp(k, 1, 0);
-        row->args = lappend(row->args, k);
-    }
+        return k;
+    };
+    RowExpr* row = makeNode(RowExpr);
+    for (Expr* key : keys) row->args = lappend(row->args, raised(key));
     row->row_typeid = RECORDOID;
     row->row_format = COERCE_IMPLICIT_CAST;
     row->location = -1;
     Expr* seed = reinterpret_cast<Expr*>(makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false, FLOAT8PASSBYVAL));
     Expr* hash = reinterpret_cast<Expr*>(
         makeFuncExpr(F_HASH_RECORD_EXTENDED, INT8OID, list_make2(row, seed), InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
-    Expr* ah = reinterpret_cast<Expr*>(makeVar(1, 1, INT8OID, -1, InvalidOid, 0));
-    const Oid equals = lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr;
-    OpExpr* same = reinterpret_cast<OpExpr*>(make_opclause(equals, BOOLOID, false, ah, hash, InvalidOid, InvalidOid));
-    same->opfuncid = get_opcode(equals);
-    Node* exists = reinterpret_cast<Node*>(exists_over(a, reinterpret_cast<Node*>(same)));
-    q->jointree->quals = q->jointree->quals == nullptr ? exists : make_and_qual(q->jointree->quals, exists);
+    const int ah = static_cast<int>(keys.size()) + 1;
+    Expr* stored = reinterpret_cast<Expr*>(makeVar(1, static_cast<AttrNumber>(ah), INT8OID, -1, InvalidOid, 0));
+    const Oid int8_equals = lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr;
+    auto* same = reinterpret_cast<OpExpr*>(make_opclause(int8_equals, BOOLOID, false, stored, hash, InvalidOid, InvalidOid));
+    same->opfuncid = get_opcode(int8_equals);
+    List* conditions = list_make1(exists_over(groups(), reinterpret_cast<Node*>(same)));
+    // The first key among the touched groups' first keys, or NULL.
+    Node* first = reinterpret_cast<Node*>(keys.front());
+    const Oid type = exprType(first);
+    const Oid equals = lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr;
+    if (OidIsValid(equals) && OidIsValid(get_array_type(type))) {
+        Query* sub = makeNode(Query);
+        sub->commandType = CMD_SELECT;
+        sub->querySource = QSRC_ORIGINAL;
+        sub->canSetTag = true;
+        sub->rtable = list_make1(groups());
+        RangeTblRef* ref = makeNode(RangeTblRef);
+        ref->rtindex = 1;
+        sub->jointree = makeFromExpr(list_make1(ref), nullptr);
+        Var* gk1 = makeVar(1, 1, type, exprTypmod(first), exprCollation(first), 0);
+        sub->targetList = list_make1(makeTargetEntry(reinterpret_cast<Expr*>(gk1), 1, pstrdup("__ivm_gk1"), false));
+        SubLink* array = makeNode(SubLink);
+        array->subLinkType = ARRAY_SUBLINK;
+        array->subselect = reinterpret_cast<Node*>(sub);
+        array->location = -1;
+        ScalarArrayOpExpr* any = makeNode(ScalarArrayOpExpr);
+        any->opno = equals;
+        any->opfuncid = get_opcode(equals);
+        any->useOr = true;
+        any->inputcollid = exprCollation(first);
+        any->args = list_make2(copyObjectImpl(first), array);
+        any->location = -1;
+        NullTest* null = makeNode(NullTest);
+        null->arg = static_cast<Expr*>(copyObjectImpl(first));
+        null->nulltesttype = IS_NULL;
+        null->location = -1;
+        conditions = lappend(conditions, make_orclause(list_make2(any, null)));
+    }
+    Node* filter = reinterpret_cast<Node*>(make_ands_explicit(conditions));
+    q->jointree->quals = q->jointree->quals == nullptr ? filter : make_and_qual(q->jointree->quals, filter);
     q->hasSubLinks = true;
 }
 
