@@ -42,10 +42,6 @@ bool tracks_max(const Partial& p) { return p.kind != Kind::Min; }
 
 std::string extreme_aggregate(const Partial& p) { return tracks_max(p) ? "pg_catalog.max" : "pg_catalog.min"; }
 
-}  // namespace
-
-namespace {
-
 // The type of entry k's value: its column's, or a hidden aggregate's own.
 const std::string& value_type(const CountingView& view, std::size_t k) {
     return k < view.columns.size() ? view.columns[k].type : view.partial[k].type;
