@@ -247,6 +247,17 @@ INSERT INTO nk VALUES (NULL, NULL, 'x'), (9, 1, 'y');
 DELETE FROM nk WHERE k = 1 AND t = 'v1';
 SELECT * FROM nk_distinct WHERE k IS NULL ORDER BY g;
 SELECT ivm_check('nk_distinct'), ivm_check('nk_window');
+-- a NOT NULL first key is also matched to the touched groups' first keys
+CREATE TABLE nn (k int NOT NULL, g int, t text);
+INSERT INTO nn SELECT i % 4, i % 3, 'v' || (i % 6) FROM generate_series(1, 60) i;
+SELECT ivm.create_view('nn_distinct', $$SELECT k, g, count(DISTINCT t) AS dt FROM nn GROUP BY k, g$$);
+SELECT (SELECT count(*) FROM ivm.explain_view('nn_distinct') l WHERE l LIKE '%(\_\_ivm\_a.\_\_ivm\_gk1 = nn.k)%') > 0 AS matched,
+       (SELECT count(*) FROM ivm.explain_view('nk_distinct') l WHERE l LIKE '%(\_\_ivm\_a.\_\_ivm\_gk1 = nk.k)%') > 0 AS matched_nullable;
+UPDATE nn SET t = 'w' WHERE k = 1 AND g = 1;
+UPDATE nn SET k = 5 WHERE k = 2 AND g = 2;
+DELETE FROM nn WHERE k = 3;
+SELECT * FROM nn_distinct WHERE k IN (1, 5) ORDER BY k, g;
+SELECT ivm_check('nn_distinct');
 
 -- refused
 SELECT refused($$SELECT shop, sum(qty) FROM sale GROUP BY ROLLUP (shop)$$);
@@ -255,4 +266,4 @@ SELECT refused($$SELECT shop, json_agg(item) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, sum(qty) FILTER (WHERE random() > 0.5) FROM sale GROUP BY shop$$);
 
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
-DROP TABLE sale, shop, edge, ext, tie, lot, nk;
+DROP TABLE sale, shop, edge, ext, tie, lot, nk, nn;

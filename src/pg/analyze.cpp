@@ -222,13 +222,26 @@ enum class Extra {
     Premises,  // the recursive occurrence's __ivm_tid, __ivm_key and columns (as __ivm_p<i>)
 };
 
+// Whether expr is a column of a table of q declared NOT NULL.  Runs inside call().
+bool not_null_column(Query* q, Node* expr) {
+    if (!IsA(expr, Var) || reinterpret_cast<Var*>(expr)->varlevelsup != 0) return false;
+    const Var* v = reinterpret_cast<Var*>(expr);
+    const RangeTblEntry* rte = rt_fetch(v->varno, q->rtable);
+    if (rte->rtekind != RTE_RELATION || v->varattno <= 0) return false;
+    HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(v->varattno));
+    if (!HeapTupleIsValid(tup)) return false;
+    const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup))->attnotnull;
+    ReleaseSysCache(tup);
+    return not_null;
+}
+
 // Into q's WHERE (CountingView::grouped_full_template), where __ivm_a
 // holds the touched groups' keys (__ivm_gk<i>) and their hash (__ivm_ah):
 //   AND EXISTS (SELECT 1 FROM __ivm_a WHERE __ivm_a.__ivm_ah =
-//               pg_catalog.hash_record_extended(ROW(<keys>), 0))
-//   AND (<first key> = ANY (ARRAY(SELECT __ivm_gk1 FROM __ivm_a)) OR <first key> IS NULL)
-// The second an index on the first key can serve.  Runs inside call().
-void add_group_filter(Query* q, const std::vector<Expr*>& keys) {
+//               pg_catalog.hash_record_extended(ROW(<keys>), 0)
+//               [AND __ivm_a.__ivm_gk1 = <first key>])
+// Runs inside call().
+void add_group_filter(Query* q, const std::vector<Expr*>& keys, bool first_never_null) {
     auto groups = [&]() {
         RangeTblEntry* a = makeNode(RangeTblEntry);
         a->rtekind = RTE_CTE;
@@ -266,46 +279,28 @@ void add_group_filter(Query* q, const std::vector<Expr*>& keys) {
     const Oid int8_equals = lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr;
     auto* same = reinterpret_cast<OpExpr*>(make_opclause(int8_equals, BOOLOID, false, stored, hash, InvalidOid, InvalidOid));
     same->opfuncid = get_opcode(int8_equals);
-    List* conditions = list_make1(exists_over(groups(), reinterpret_cast<Node*>(same)));
-    // The first key among the touched groups' first keys, or NULL.
+    List* conditions = list_make1(same);
+    // A first key never NULL (a NOT NULL column) is also matched to the
+    // touched groups' first keys: a join an index on it can serve.  (A
+    // key that may be NULL is not: NULL = NULL is not true, and an OR
+    // would keep the planner from joining at all.)
     Node* first = reinterpret_cast<Node*>(keys.front());
-    const Oid type = exprType(first);
-    const Oid equals = lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr;
-    if (OidIsValid(equals) && OidIsValid(get_array_type(type))) {
-        Query* sub = makeNode(Query);
-        sub->commandType = CMD_SELECT;
-        sub->querySource = QSRC_ORIGINAL;
-        sub->canSetTag = true;
-        sub->rtable = list_make1(groups());
-        RangeTblRef* ref = makeNode(RangeTblRef);
-        ref->rtindex = 1;
-        sub->jointree = makeFromExpr(list_make1(ref), nullptr);
-        Var* gk1 = makeVar(1, 1, type, exprTypmod(first), exprCollation(first), 0);
-        sub->targetList = list_make1(makeTargetEntry(reinterpret_cast<Expr*>(gk1), 1, pstrdup("__ivm_gk1"), false));
-        SubLink* array = makeNode(SubLink);
-        array->subLinkType = ARRAY_SUBLINK;
-        array->subselect = reinterpret_cast<Node*>(sub);
-        array->location = -1;
-        ScalarArrayOpExpr* any = makeNode(ScalarArrayOpExpr);
-        any->opno = equals;
-        any->opfuncid = get_opcode(equals);
-        any->useOr = true;
-        any->inputcollid = exprCollation(first);
-        any->args = list_make2(copyObjectImpl(first), array);
-        any->location = -1;
-        NullTest* null = makeNode(NullTest);
-        null->arg = static_cast<Expr*>(copyObjectImpl(first));
-        null->nulltesttype = IS_NULL;
-        null->location = -1;
-        conditions = lappend(conditions, make_orclause(list_make2(any, null)));
+    const Oid equals = lookup_type_cache(exprType(first), TYPECACHE_EQ_OPR)->eq_opr;
+    if (first_never_null && OidIsValid(equals)) {
+        Expr* gk1 = reinterpret_cast<Expr*>(makeVar(1, 1, exprType(first), exprTypmod(first), exprCollation(first), 0));
+        auto* key = reinterpret_cast<Expr*>(raised(keys.front()));
+        auto* match = reinterpret_cast<OpExpr*>(make_opclause(equals, BOOLOID, false, gk1, key, InvalidOid, exprCollation(first)));
+        match->opfuncid = get_opcode(equals);
+        conditions = lappend(conditions, match);
     }
-    Node* filter = reinterpret_cast<Node*>(make_ands_explicit(conditions));
+    Node* filter = reinterpret_cast<Node*>(exists_over(groups(), reinterpret_cast<Node*>(make_ands_explicit(conditions))));
     q->jointree->quals = q->jointree->quals == nullptr ? filter : make_and_qual(q->jointree->quals, filter);
     q->hasSubLinks = true;
 }
 
 std::string build_template(Query* q, const char* cte, Extra extra, const std::vector<std::string>* names = nullptr,
-                           int filtered = -1, const std::vector<Expr*>* group_filter = nullptr) {
+                           int filtered = -1, const std::vector<Expr*>* group_filter = nullptr,
+                           bool first_never_null = false) {
     Query* t = call([&] {
         auto* copy = static_cast<Query*>(copyObjectImpl(q));
         unname_joins(copy);
@@ -371,7 +366,7 @@ std::string build_template(Query* q, const char* cte, Extra extra, const std::ve
         const std::string changed = "__ivm_chg_" + std::to_string(filtered + 1);
         add_change_filter(t, occurrences.at(static_cast<std::size_t>(filtered)), changed.c_str());
     }
-    if (group_filter != nullptr) call([&] { add_group_filter(t, *group_filter); });
+    if (group_filter != nullptr) call([&] { add_group_filter(t, *group_filter, first_never_null); });
     return deparse(t);
 }
 
@@ -820,7 +815,10 @@ void group_templates(Query* q, const std::vector<Expr*>& keys, const std::vector
     const bool hashed = !keys.empty() && std::all_of(model.group_keys.begin(), model.group_keys.end(), [](const Column& c) {
         return c.hashable && c.type.find(" COLLATE ") == std::string::npos;
     });
-    if (hashed) model.grouped_full_template = build_template(full, cte, Extra::None, nullptr, -1, &keys);
+    if (hashed) {
+        const bool never_null = call([&] { return not_null_column(full, reinterpret_cast<Node*>(keys.front())); });
+        model.grouped_full_template = build_template(full, cte, Extra::None, nullptr, -1, &keys, never_null);
+    }
 }
 
 void describe_aggregation(Query* q, const char* cte, CountingView& model) {

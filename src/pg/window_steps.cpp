@@ -131,6 +131,26 @@ bool split_having_step(Query* q) {
     if (not_from_partial_state(reinterpret_cast<Node*>(q->targetList), nullptr) ||
         not_from_partial_state(q->havingQual, nullptr))
         return false;
+    // A group key read from a subquery in FROM or a view (HAVING's scalar
+    // subquery is a group key since join_subqueries, then a part): every
+    // change of it moves every group, which a part of its own would only
+    // store once more (TPC-H Q11: 2.5x the maintenance time split).
+    bool keyed_by_query = false;
+    call([&] {
+        ListCell* lc;
+        foreach (lc, q->groupClause) {
+            Node* key = get_sortgroupclause_expr(static_cast<SortGroupClause*>(lfirst(lc)), q->targetList);
+            ListCell* vc;
+            foreach (vc, pull_var_clause(key, PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS)) {
+                const Var* v = static_cast<Var*>(lfirst(vc));
+                if (v->varlevelsup != 0) continue;
+                const RangeTblEntry* rte = rt_fetch(v->varno, q->rtable);
+                keyed_by_query |= rte->rtekind == RTE_SUBQUERY ||
+                                  (rte->rtekind == RTE_RELATION && get_rel_relkind(rte->relid) == RELKIND_VIEW);
+            }
+        }
+    });
+    if (keyed_by_query) return false;
     split_aggregation(q, Step::Having);
     return true;
 }
