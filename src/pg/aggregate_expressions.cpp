@@ -15,7 +15,7 @@ namespace {
 struct Holes {
     const std::vector<Expr*>* keys;
     List* holes;       // of int: hole n (from 1) reads key i as -(i + 1), aggregate j as j
-    List* aggregates;  // of Aggref, each different one once
+    List* aggregates;  // of Aggref, one a hole (the caller tells equal ones apart)
     bool ok;
 };
 
@@ -38,14 +38,8 @@ Node* make_holes(Node* node, void* raw) {
     for (std::size_t i = 0; i < h->keys->size(); ++i)
         if (equal(node, (*h->keys)[i])) return hole(h, node, -static_cast<int>(i) - 1);
     if (IsA(node, Aggref)) {
-        int index = 0;
-        ListCell* lc;
-        foreach (lc, h->aggregates) {
-            if (equal(lfirst(lc), node)) break;
-            ++index;
-        }
-        if (index == list_length(h->aggregates)) h->aggregates = lappend(h->aggregates, node);
-        return hole(h, node, index);
+        h->aggregates = lappend(h->aggregates, node);
+        return hole(h, node, list_length(h->aggregates) - 1);
     }
     if (IsA(node, Var) || IsA(node, SubLink) || IsA(node, WindowFunc) || IsA(node, GroupingFunc) ||
         IsA(node, Param) || IsA(node, PlaceHolderVar)) {

@@ -17,7 +17,7 @@ struct ExpressionOverAggregates {
     std::vector<std::string> pieces;  // the text around the holes: one more than holes
     // Hole i reads group key keys[index] (key) or aggregates[index].
     std::vector<CountingView::Partial::Read> holes;
-    std::vector<Aggref*> aggregates;  // each different one once
+    std::vector<Aggref*> aggregates;  // one per hole that reads an aggregate (equal ones repeat)
 };
 
 // Nothing where expr reads anything else (a column outside an aggregate

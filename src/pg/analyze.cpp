@@ -235,6 +235,30 @@ bool not_null_column(Query* q, Node* expr) {
     return not_null;
 }
 
+// The WITH query __ivm_a of the touched groups, as a FROM item of a
+// subquery: their keys (__ivm_gk<i>) and their hash (__ivm_ah).  Runs
+// inside call().
+RangeTblEntry* touched_groups(const std::vector<Expr*>& keys) {
+    RangeTblEntry* a = makeNode(RangeTblEntry);
+    a->rtekind = RTE_CTE;
+    a->ctename = pstrdup("__ivm_a");
+    a->ctelevelsup = 1;  // (a WITH query of the statement the template goes into)
+    List* names = NIL;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const Node* key = reinterpret_cast<const Node*>(keys[i]);
+        names = lappend(names, makeString(psprintf("__ivm_gk%d", static_cast<int>(i + 1))));
+        a->coltypes = lappend_oid(a->coltypes, exprType(key));
+        a->coltypmods = lappend_int(a->coltypmods, exprTypmod(key));
+        a->colcollations = lappend_oid(a->colcollations, exprCollation(key));
+    }
+    a->eref = makeAlias("__ivm_a", lappend(names, makeString(pstrdup("__ivm_ah"))));
+    a->coltypes = lappend_oid(a->coltypes, INT8OID);
+    a->coltypmods = lappend_int(a->coltypmods, -1);
+    a->colcollations = lappend_oid(a->colcollations, InvalidOid);
+    a->inFromCl = true;
+    return a;
+}
+
 // Into q's WHERE (CountingView::grouped_full_template), where __ivm_a
 // holds the touched groups' keys (__ivm_gk<i>) and their hash (__ivm_ah):
 //   AND EXISTS (SELECT 1 FROM __ivm_a WHERE __ivm_a.__ivm_ah =
@@ -242,25 +266,6 @@ bool not_null_column(Query* q, Node* expr) {
 //               [AND __ivm_a.__ivm_gk1 = <first key>])
 // Runs inside call().
 void add_group_filter(Query* q, const std::vector<Expr*>& keys, bool first_never_null) {
-    auto groups = [&]() {
-        RangeTblEntry* a = makeNode(RangeTblEntry);
-        a->rtekind = RTE_CTE;
-        a->ctename = pstrdup("__ivm_a");
-        a->ctelevelsup = 1;  // (a WITH query of the statement the template goes into)
-        List* names = NIL;
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-            names = lappend(names, makeString(psprintf("__ivm_gk%d", static_cast<int>(i + 1))));
-            a->coltypes = lappend_oid(a->coltypes, exprType(reinterpret_cast<Node*>(keys[i])));
-            a->coltypmods = lappend_int(a->coltypmods, exprTypmod(reinterpret_cast<Node*>(keys[i])));
-            a->colcollations = lappend_oid(a->colcollations, exprCollation(reinterpret_cast<Node*>(keys[i])));
-        }
-        a->eref = makeAlias("__ivm_a", lappend(names, makeString(pstrdup("__ivm_ah"))));
-        a->coltypes = lappend_oid(a->coltypes, INT8OID);
-        a->coltypmods = lappend_int(a->coltypmods, -1);
-        a->colcollations = lappend_oid(a->colcollations, InvalidOid);
-        a->inFromCl = true;
-        return a;
-    };
     auto raised = [](Expr* key) {
         Node* k = static_cast<Node*>(copyObjectImpl(key));
         IncrementVarSublevelsUp(k, 1, 0);
@@ -293,7 +298,7 @@ void add_group_filter(Query* q, const std::vector<Expr*>& keys, bool first_never
         match->opfuncid = get_opcode(equals);
         conditions = lappend(conditions, match);
     }
-    Node* filter = reinterpret_cast<Node*>(exists_over(groups(), reinterpret_cast<Node*>(make_ands_explicit(conditions))));
+    Node* filter = reinterpret_cast<Node*>(exists_over(touched_groups(keys), reinterpret_cast<Node*>(make_ands_explicit(conditions))));
     q->jointree->quals = q->jointree->quals == nullptr ? filter : make_and_qual(q->jointree->quals, filter);
     q->hasSubLinks = true;
 }
