@@ -13,6 +13,7 @@
 #include "pg/spi.hpp"
 #include "pg/view_locks.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <utility>
 
@@ -124,14 +125,19 @@ constexpr const char* added_set = "ivm_fix_added";        // and those that came
 bool recompute_stratum(const Program& p, std::size_t stratum, ProgramSets& sets) {
     sets.clear(full_set);
     sets.clear(delta_set);
+    const auto started = std::chrono::steady_clock::now();
     uint64 n = sets.run(fixpoint::initial_query(p, stratum), {full_set, delta_set});
-    while (n > 0) {
-        const std::string step = fixpoint::step_query(p, stratum, delta_set, full_set, {full_set});
-        if (step.empty()) break;
+    const std::string step = fixpoint::step_query(p, stratum, delta_set, full_set, {full_set});
+    int steps = 0;
+    while (n > 0 && !step.empty()) {
         sets.clear(next_set);
         n = sets.run(step, {next_set, full_set});
         sets.swap(delta_set, next_set);
+        ++steps;
     }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const uint64 rows = sets.size(full_set);
+    call([&] { elog(DEBUG2, "ivm fixpoint: stratum %zu evaluated in %d steps, %lu rows, %.1f ms", stratum, steps, rows, ms); });
     sets.clear(gone_set);
     sets.clear(fresh_set);
     const uint64 gone = sets.run(fixpoint::minus(p, "(" + fixpoint::rows_of(p, stratum, p.storage) + ")", full_set),
