@@ -89,8 +89,11 @@ std::string plain_read(const Program& p, const ProgramSource& s, std::size_t str
     return in_stratum(p, s, stratum) ? stratum_rows(p, s.index, state) : item_rows(p, s.index, p.storage);
 }
 
-// The union of terms as rows with their key, without the excluded ones.
-std::string keyed(const Program& p, const std::vector<std::string>& terms, const std::vector<std::string>& excluded) {
+// The union of terms as rows with their key, without the excluded ones
+// (`by_lookup`: each row looked up in the storage through its key index,
+// where the storage is excluded, not the storage read whole).
+std::string keyed(const Program& p, const std::vector<std::string>& terms, const std::vector<std::string>& excluded,
+                  bool by_lookup = false) {
     const std::vector<Column> cols = p.stored_columns();
     // Each row once: UNION across the terms, DISTINCT within a lone one.
     const std::string rows = terms.size() == 1 ? "SELECT DISTINCT * FROM (" + terms[0] + ") __ivm_t"
@@ -99,7 +102,8 @@ std::string keyed(const Program& p, const std::vector<std::string>& terms, const
     std::vector<std::string> conditions;
     for (const std::string& x : excluded)
         conditions.push_back("NOT EXISTS (SELECT 1 FROM " + x + " __ivm_x WHERE " +
-                             tuples::same(cols, "__ivm_x", Key::Stored, "__ivm_n", Key::Computed) + ")");
+                             tuples::same(cols, "__ivm_x", Key::Stored, "__ivm_n", Key::Computed) +
+                             (by_lookup && x == p.storage ? " OFFSET 0" : "") + ")");
     return conditions.empty() ? q : q + " WHERE " + sql::join(conditions, " AND ");
 }
 
@@ -137,11 +141,11 @@ std::string initial_query(const Program& p, std::size_t stratum) {
 }
 
 std::string step_query(const Program& p, std::size_t stratum, const std::string& delta, const std::string& state,
-                       const std::vector<std::string>& excluded) {
+                       const std::vector<std::string>& excluded, bool by_lookup) {
     std::vector<std::string> terms = varied_terms(p, stratum, state, [&](const ProgramSource& s) {
         return in_stratum(p, s, stratum) ? stratum_rows(p, s.index, delta) : std::string();
     });
-    return terms.empty() ? std::string() : keyed(p, terms, excluded);
+    return terms.empty() ? std::string() : keyed(p, terms, excluded, by_lookup);
 }
 
 std::string seed_query(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,

@@ -22,10 +22,12 @@ std::string initial_query(const Program& p, std::size_t stratum);
 
 // One semi-naive step: each term once for every occurrence of an item of
 // the stratum, that occurrence reading `delta`, the stratum's other
-// occurrences reading `state`; rows in any of `excluded` are left out.
+// occurrences reading `state`; rows in any of `excluded` are left out
+// (`by_lookup`: found in the storage, where it is excluded, through its key
+// index, one by one: for a few rows, where PostgreSQL would read it whole).
 // Empty when the stratum has no recursive term.
 std::string step_query(const Program& p, std::size_t stratum, const std::string& delta, const std::string& state,
-                       const std::vector<std::string>& excluded);
+                       const std::vector<std::string>& excluded, bool by_lookup = false);
 
 // What a change derives in one step: each term once for every occurrence
 // of a changed base table (reading its deleted or inserted rows) or of a

@@ -10,11 +10,13 @@
 #include "core/recursion_policy.hpp"
 #include "pg/boundary.hpp"
 #include "pg/execution.hpp"
+#include "pg/shared.hpp"
 #include "pg/spi.hpp"
 #include "pg/view_locks.hpp"
 
 #include <chrono>
 #include <cstring>
+#include <unordered_map>
 #include <utility>
 
 namespace ivm::pg {
@@ -42,22 +44,29 @@ public:
 
     // Runs the query (with the snapshot, or the current one; at most
     // `limit` rows when not 0) and adds its rows to each of the sets.
+    // `keep`: its plan is kept for the rest of the run and used again for
+    // the same query (made for a step of a few rows, it serves the next
+    // steps of a few rows: planning a step took longer than running it).
     uint64 run(const std::string& sql, std::initializer_list<const char*> into, Snapshot snapshot = InvalidSnapshot,
-               uint64 limit = 0) {
+               uint64 limit = 0, bool keep = false) {
         std::vector<EphemeralNamedRelation> targets;
         for (const char* name : into) targets.push_back(find(name));
         const char* text = sql.c_str();
         EphemeralNamedRelation* target = targets.data();
         const std::size_t n = targets.size();
-        return call([&] {
-            SPIPlanPtr plan = spi::prepare(text);
+        const auto found = keep ? kept_plans_.find(sql) : kept_plans_.end();
+        SPIPlanPtr kept = found != kept_plans_.end() ? found->second : nullptr;
+        const bool fresh = keep && kept == nullptr;
+        const uint64 rows = call([&] {
+            SPIPlanPtr plan = kept != nullptr ? kept : spi::prepare(text);
+            if (fresh) kept = plan;
             // Into the first set (never one the query reads: it is new, or
             // the only one), then copied into the others, which it may read.
             auto* first = static_cast<Tuplestorestate*>(target[0]->reldata);
             TupleDesc desc = nullptr;
             const uint64 rows =
                 spi::fetch_rows(plan, snapshot, limit, [&](HeapTuple row) { tuplestore_puttuple(first, row); }, &desc);
-            SPI_freeplan(plan);
+            if (!keep) SPI_freeplan(plan);
             if (n > 1 && rows > 0) {
                 TupleTableSlot* slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
                 const int reader = tuplestore_alloc_read_pointer(first, EXEC_FLAG_REWIND);
@@ -74,6 +83,8 @@ public:
             for (std::size_t t = 0; t < n; ++t) target[t]->md.enrtuples += static_cast<double>(rows);
             return rows;
         });
+        if (fresh) kept_plans_.emplace(sql, kept);
+        return rows;
     }
 
     uint64 size(const char* name) { return static_cast<uint64>(find(name)->md.enrtuples); }
@@ -84,13 +95,19 @@ public:
         std::swap(x->md.enrtuples, y->md.enrtuples);
     }
 
-    // The names go (one SPI connection may run several programs), then the sets.
+    // The names go (one SPI connection may run several programs), then the
+    // kept plans and the sets.
     void end() {
         for (const Set& s : sets_) {
             const char* name = s.name;
             call([&] { SPI_unregister_relation(name); });
         }
         sets_.clear();
+        for (const auto& [sql, plan] : kept_plans_) {
+            SPIPlanPtr kept = plan;
+            call([&] { SPI_freeplan(kept); });
+        }
+        kept_plans_.clear();
         end_kept_sets(mark_);
     }
 
@@ -107,6 +124,7 @@ private:
     Oid shape_;
     std::size_t mark_;
     std::vector<Set> sets_;
+    std::unordered_map<std::string, SPIPlanPtr> kept_plans_;
 };
 
 // The sets' names.
@@ -131,7 +149,7 @@ bool recompute_stratum(const Program& p, std::size_t stratum, ProgramSets& sets)
     int steps = 0;
     while (n > 0 && !step.empty()) {
         sets.clear(next_set);
-        n = sets.run(step, {next_set, full_set});
+        n = sets.run(step, {next_set, full_set}, InvalidSnapshot, 0, recursion::small_step(n));
         sets.swap(delta_set, next_set);
         ++steps;
     }
@@ -153,9 +171,10 @@ bool recompute_stratum(const Program& p, std::size_t stratum, ProgramSets& sets)
 // having changed nothing, when the over-deletion passes `most` rows (the
 // stratum is then better recomputed); sets `changed`.
 bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,
-                  const std::vector<bool>& changed_items, Snapshot before, uint64 most, ProgramSets& sets,
-                  bool& changed) {
+                  const std::vector<bool>& changed_items, Snapshot before, double size, uint64 most,
+                  ProgramSets& sets, bool& changed, uint64& overdeleted) {
     using fixpoint::Change;
+    const auto t0 = std::chrono::steady_clock::now();
     // 1. over-delete: what lost a derivation, through the stratum's recursion
     sets.clear(deleted_set);
     sets.clear(delta_set);
@@ -163,34 +182,46 @@ bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>
                                                   removed_set, p.storage, {});
     uint64 n = seed.empty() ? 0 : sets.run(seed, {deleted_set, delta_set}, before, most + 1);
     uint64 deleted = n;
-    while (n > 0 && deleted <= most) {
-        const std::string step = fixpoint::step_query(p, stratum, delta_set, p.storage, {deleted_set});
-        if (step.empty()) break;
+    const std::string overdelete_step = fixpoint::step_query(p, stratum, delta_set, p.storage, {deleted_set});
+    while (n > 0 && deleted <= most && !overdelete_step.empty()) {
         sets.clear(next_set);
-        n = sets.run(step, {next_set, deleted_set}, before, most + 1);
+        n = sets.run(overdelete_step, {next_set, deleted_set}, before, most + 1, recursion::small_step(n));
         deleted += n;
         sets.swap(delta_set, next_set);
     }
+    overdeleted = deleted;
     if (deleted > most) return false;
     if (deleted > 0) spi::execute(fixpoint::delete_statement(p, deleted_set, true));  // at most `most` rows
+    const auto t1 = std::chrono::steady_clock::now();
     // 2. rederive: what still has a derivation
     sets.clear(delta_set);
     sets.clear(gained_set);
     if (deleted > 0 && sets.run(fixpoint::rederive_query(p, stratum, deleted_set), {delta_set, gained_set}) > 0)
         spi::execute(fixpoint::insert_statement(p, delta_set));
+    const auto t2 = std::chrono::steady_clock::now();
     // 3. insert: what the inserted rows derive, and what follows from it
     const std::string inserted = fixpoint::seed_query(p, stratum, changed_bases, changed_items, Change::Inserted,
                                                       added_set, p.storage, {p.storage});
     sets.clear(next_set);
     if (!inserted.empty() && sets.run(inserted, {next_set, delta_set, gained_set}) > 0)
         spi::execute(fixpoint::insert_statement(p, next_set));
+    std::string steps[2];  // [by_lookup]
     while (sets.size(delta_set) > 0) {
-        const std::string step = fixpoint::step_query(p, stratum, delta_set, p.storage, {p.storage});
+        const bool by_lookup = !recursion::in_one_pass(sets.size(delta_set), size);
+        std::string& step = steps[by_lookup];
+        if (step.empty()) step = fixpoint::step_query(p, stratum, delta_set, p.storage, {p.storage}, by_lookup);
         if (step.empty()) break;
         sets.clear(next_set);
-        if (sets.run(step, {next_set, gained_set}) > 0) spi::execute(fixpoint::insert_statement(p, next_set));
+        if (sets.run(step, {next_set, gained_set}, InvalidSnapshot, 0, recursion::small_step(sets.size(delta_set))) > 0)
+            spi::execute(fixpoint::insert_statement(p, next_set));
         sets.swap(delta_set, next_set);
     }
+    const auto t3 = std::chrono::steady_clock::now();
+    call([&] {
+        using ms = std::chrono::duration<double, std::milli>;
+        elog(DEBUG2, "ivm fixpoint: stratum %zu: over-deleted in %.1f ms, rederived in %.1f ms, inserted in %.1f ms",
+             stratum, ms(t1 - t0).count(), ms(t2 - t1).count(), ms(t3 - t2).count());
+    });
     // What the strata above see: the rows that went and those that came.
     // (at most `most` rows, each looked up through the key index: the
     // planner would rather hash the whole table)
@@ -216,6 +247,27 @@ MaintenanceResult finish_program(ProgramSets& sets, const Elevated& e) {
     return result;
 }
 
+// How a stratum's change went, in the log (DEBUG1) and ivm.stats: the
+// tuples DRed over-deleted (then rederived), or the stratum recomputed.
+void report_stratum(const ViewRuntime& view, std::size_t stratum, bool through_joins, bool dred, uint64 overdeleted,
+                    uint64 most) {
+    const auto n = static_cast<unsigned long>(overdeleted);
+    call([&] {
+        if (dred)
+            elog(DEBUG1, "ivm fixpoint: stratum %zu: %lu over-deleted, rederived", stratum, n);
+        else if (through_joins)
+            elog(DEBUG1, "ivm fixpoint: stratum %zu: over-deletion past %lu tuples, recomputed", stratum,
+                 static_cast<unsigned long>(most));
+        else
+            elog(DEBUG1, "ivm fixpoint: stratum %zu: a change read through negation or aggregation, recomputed",
+                 stratum);
+    });
+    if (dred && overdeleted > 0)
+        shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Rederived, static_cast<int64>(overdeleted));
+    else if (!dred)
+        shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(overdeleted));
+}
+
 }  // namespace
 
 MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<BaseChange>& changes, Snapshot before) {
@@ -235,16 +287,20 @@ MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<Bas
         sets.clear(removed_set);
         sets.clear(added_set);
         // (one limit for every stratum, from the table holding all items)
-        const uint64 most = recursion::overdeletion_limit(recursion::Engine::Fixpoint, estimated_rows(storage));
+        const double size = estimated_rows(storage);
+        const uint64 most = recursion::overdeletion_limit(recursion::Engine::Fixpoint, size);
         std::vector<bool> changed_items(p.items.size(), false);
         for (std::size_t s = 0; s < p.strata.size(); ++s) {
             if (!fixpoint::reads_changed(p, s, changed_bases, changed_items, false)) continue;
             bool changed = false;
+            uint64 overdeleted = 0;
             // A change read through negation or aggregation, or an
             // over-deletion of a large part: the stratum is recomputed.
-            if (!fixpoint::reads_changed(p, s, changed_bases, changed_items, true) ||
-                !dred_stratum(p, s, changed_bases, changed_items, before, most, sets, changed))
-                changed = recompute_stratum(p, s, sets);
+            const bool through_joins = fixpoint::reads_changed(p, s, changed_bases, changed_items, true);
+            const bool dred = through_joins &&
+                              dred_stratum(p, s, changed_bases, changed_items, before, size, most, sets, changed, overdeleted);
+            if (!dred) changed = recompute_stratum(p, s, sets);
+            report_stratum(view, s, through_joins, dred, overdeleted, most);
             if (changed)
                 for (std::size_t i : p.strata[s]) changed_items[i] = true;
         }

@@ -146,6 +146,30 @@ END $$;
 -- recursive queries ivm evaluates on its own); views.sql fills it.
 CREATE TABLE ivm_dt.equivalent (name text PRIMARY KEY, query text NOT NULL);
 
+-- dt_points_to's Andersen rules (addr: g2, copy: g, load: g2 (a = *b),
+-- store: g's rows from an even src (*src = dst)) evaluated naively, to a
+-- fixpoint, in a temporary table: no single recursive reference does it.
+CREATE FUNCTION ivm_dt.points_to() RETURNS TABLE (p int, a int) LANGUAGE plpgsql
+SET client_min_messages = warning AS $$
+DECLARE
+    added bigint;
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS ivm_dt_pts (p int, a int);
+    TRUNCATE ivm_dt_pts;
+    INSERT INTO ivm_dt_pts SELECT DISTINCT g2.a, g2.b FROM g2;
+    LOOP
+        INSERT INTO ivm_dt_pts
+        SELECT * FROM (SELECT c.dst, x.a FROM g c JOIN ivm_dt_pts x ON x.p = c.src
+                       UNION SELECT l.a, t.a FROM g2 l JOIN ivm_dt_pts s ON s.p = l.b JOIN ivm_dt_pts t ON t.p = s.a
+                       UNION SELECT s.a, t.a FROM g st JOIN ivm_dt_pts s ON s.p = st.src JOIN ivm_dt_pts t ON t.p = st.dst
+                             WHERE st.src % 2 = 0
+                       EXCEPT SELECT * FROM ivm_dt_pts) n;
+        GET DIAGNOSTICS added = ROW_COUNT;
+        EXIT WHEN added = 0;
+    END LOOP;
+    RETURN QUERY SELECT x.p, x.a FROM ivm_dt_pts x;
+END $$;
+
 -- Writes ivm_dt.check_views(context): every view equal to its query, as a
 -- multiset.  Generated as static SQL once the views exist, so PL/pgSQL keeps
 -- the plans of the checks across the statements of a run.

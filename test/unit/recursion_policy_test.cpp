@@ -14,9 +14,9 @@ constexpr double unknown = std::numeric_limits<double>::infinity();
 
 TEST(RecursionPolicy, EnginesRecomputePastTheirOwnFraction) {
     EXPECT_DOUBLE_EQ(recursion::recompute_fraction(Engine::Linear), 0.25);
-    EXPECT_DOUBLE_EQ(recursion::recompute_fraction(Engine::Fixpoint), 0.05);
+    EXPECT_DOUBLE_EQ(recursion::recompute_fraction(Engine::Fixpoint), 0.1);
     EXPECT_EQ(recursion::overdeletion_limit(Engine::Linear, 171000), 42750u);
-    EXPECT_EQ(recursion::overdeletion_limit(Engine::Fixpoint, 171000), 8550u);
+    EXPECT_EQ(recursion::overdeletion_limit(Engine::Fixpoint, 171000), 17100u);
 }
 
 TEST(RecursionPolicy, SmallOrUnknownRelationsGetTheFloor) {
@@ -29,8 +29,8 @@ TEST(RecursionPolicy, SmallOrUnknownRelationsGetTheFloor) {
     }
     EXPECT_EQ(recursion::overdeletion_limit(Engine::Linear, 4000), 1000u);
     EXPECT_EQ(recursion::overdeletion_limit(Engine::Linear, 4004), 1001u);
-    EXPECT_EQ(recursion::overdeletion_limit(Engine::Fixpoint, 20000), 1000u);
-    EXPECT_EQ(recursion::overdeletion_limit(Engine::Fixpoint, 20020), 1001u);
+    EXPECT_EQ(recursion::overdeletion_limit(Engine::Fixpoint, 10000), 1000u);
+    EXPECT_EQ(recursion::overdeletion_limit(Engine::Fixpoint, 10010), 1001u);
 }
 
 TEST(RecursionPolicy, SmallStepsKeepTheirPlans) {
@@ -73,7 +73,7 @@ TEST(RecursionPolicy, DescribesWhatItDecides) {
     EXPECT_NE(never.find("R, of a size not known until it is analyzed)"), std::string::npos) << never;
     EXPECT_NE(never.find("never in one pass over R while its size is not known"), std::string::npos) << never;
     const std::string strata = recursion::describe(Engine::Fixpoint, 40000);
-    EXPECT_NE(strata.find("a stratum whose over-deletion passes 2000 tuples (the larger of 1000 and 5% of the items' "
+    EXPECT_NE(strata.find("a stratum whose over-deletion passes 4000 tuples (the larger of 1000 and 10% of the items' "
                           "table, estimated at 40000 tuples) is recomputed"),
               std::string::npos)
         << strata;
