@@ -13,6 +13,9 @@
 #                        (bench/deferred.sh)
 #   ./run.sh bench-recursion     single-edge deletes under a recursive view,
 #                        one by one (bench/recursive_deletes.sh)
+#   ./run.sh bench-datalog       a points-to analysis and same generation:
+#                        creation and one-fact changes against recomputing
+#                        (bench/datalog.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -182,8 +185,8 @@ command=${1:-}
 case "$command" in
     demo) require_build; require_cluster ;;
     test | test-long) require_build; require_cluster; require_tests ;;
-    bench | bench-concurrency | bench-deferred | bench-recursion) require_build; require_cluster; require_bench ;;
-    *) echo "usage: $0 demo|test|test-long|bench [bench options]|bench-concurrency|bench-deferred|bench-recursion" >&2; exit 2 ;;
+    bench | bench-concurrency | bench-deferred | bench-recursion | bench-datalog) require_build; require_cluster; require_bench ;;
+    *) echo "usage: $0 demo|test|test-long|bench [bench options]|bench-concurrency|bench-deferred|bench-recursion|bench-datalog" >&2; exit 2 ;;
 esac
 install_dependencies
 build_and_install
@@ -196,4 +199,5 @@ case "$command" in
     bench-concurrency) IVM_BENCH_PGBIN=$bindir "$here/bench/concurrency.sh" ;;
     bench-deferred) IVM_BENCH_PGBIN=$bindir "$here/bench/deferred.sh" ;;
     bench-recursion) IVM_BENCH_PGBIN=$bindir "$here/bench/recursive_deletes.sh" ;;
+    bench-datalog) IVM_BENCH_PGBIN=$bindir "$here/bench/datalog.sh" ;;
 esac
