@@ -46,7 +46,9 @@ public:
     // `limit` rows when not 0) and adds its rows to each of the sets.
     // `keep`: its plan is kept for the rest of the run and used again for
     // the same query (made for a step of a few rows, it serves the next
-    // steps of a few rows: planning a step took longer than running it).
+    // steps of a few rows: planning a step took longer than running it),
+    // until a set has more than doubled since (a nested loop over a set
+    // of 100 rows is no plan for one of 50,000).
     uint64 run(const std::string& sql, std::initializer_list<const char*> into, Snapshot snapshot = InvalidSnapshot,
                uint64 limit = 0, bool keep = false) {
         std::vector<EphemeralNamedRelation> targets;
@@ -54,10 +56,14 @@ public:
         const char* text = sql.c_str();
         EphemeralNamedRelation* target = targets.data();
         const std::size_t n = targets.size();
-        const auto found = keep ? kept_plans_.find(sql) : kept_plans_.end();
-        SPIPlanPtr kept = found != kept_plans_.end() ? found->second : nullptr;
+        KeptPlan* entry = keep ? &kept_plans_[sql] : nullptr;  // (an element's address survives rehashing)
+        SPIPlanPtr stale = nullptr;
+        if (entry != nullptr && entry->plan != nullptr && outgrown(*entry)) std::swap(stale, entry->plan);
+        SPIPlanPtr kept = entry != nullptr ? entry->plan : nullptr;
         const bool fresh = keep && kept == nullptr;
+        if (fresh) entry->sizes = set_sizes();
         const uint64 rows = call([&] {
+            if (stale != nullptr) SPI_freeplan(stale);
             SPIPlanPtr plan = kept != nullptr ? kept : spi::prepare(text);
             if (fresh) kept = plan;
             // Into the first set (never one the query reads: it is new, or
@@ -83,7 +89,7 @@ public:
             for (std::size_t t = 0; t < n; ++t) target[t]->md.enrtuples += static_cast<double>(rows);
             return rows;
         });
-        if (fresh) kept_plans_.emplace(sql, kept);
+        if (fresh) entry->plan = kept;
         return rows;
     }
 
@@ -103,9 +109,9 @@ public:
             call([&] { SPI_unregister_relation(name); });
         }
         sets_.clear();
-        for (const auto& [sql, plan] : kept_plans_) {
-            SPIPlanPtr kept = plan;
-            call([&] { SPI_freeplan(kept); });
+        for (const auto& [sql, k] : kept_plans_) {
+            SPIPlanPtr kept = k.plan;
+            if (kept != nullptr) call([&] { SPI_freeplan(kept); });
         }
         kept_plans_.clear();
         end_kept_sets(mark_);
@@ -116,6 +122,20 @@ private:
         const char* name;
         EphemeralNamedRelation enr;
     };
+    struct KeptPlan {
+        SPIPlanPtr plan = nullptr;
+        std::vector<double> sizes;  // each set's rows when it was made
+    };
+    std::vector<double> set_sizes() const {
+        std::vector<double> sizes;
+        for (const Set& s : sets_) sizes.push_back(s.enr->md.enrtuples);
+        return sizes;
+    }
+    bool outgrown(const KeptPlan& k) const {
+        for (std::size_t i = 0; i < k.sizes.size() && i < sets_.size(); ++i)
+            if (sets_[i].enr->md.enrtuples > 2 * k.sizes[i] + 100) return true;
+        return false;
+    }
     EphemeralNamedRelation find(const char* name) {
         for (Set& s : sets_)
             if (std::strcmp(s.name, name) == 0) return s.enr;
@@ -124,7 +144,7 @@ private:
     Oid shape_;
     std::size_t mark_;
     std::vector<Set> sets_;
-    std::unordered_map<std::string, SPIPlanPtr> kept_plans_;
+    std::unordered_map<std::string, KeptPlan> kept_plans_;
 };
 
 // The sets' names.
