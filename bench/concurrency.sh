@@ -33,7 +33,7 @@ ROUNDS=${IVM_CONC_ROUNDS:-5}
 DB=ivm_concurrency
 CLIENTS=${IVM_CONC_CLIENTS:-1 2 4 8 16}
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1)
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -31,7 +31,7 @@ SAMPLE=${IVM_DATALOG_SAMPLE:-40}
 DB=ivm_bench_datalog
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 POINTS_TO='WITH RECURSIVE pts(p, a) AS (
     SELECT dst, src FROM addr
     UNION SELECT c.dst, pts.a FROM copy c JOIN pts ON pts.p = c.src
@@ -40,8 +40,7 @@ POINTS_TO='WITH RECURSIVE pts(p, a) AS (
   SELECT p, a FROM pts'
 SAME_GEN='WITH RECURSIVE sg(x, y) AS (SELECT a.src, b.src FROM edges a JOIN edges b ON a.dst = b.dst UNION SELECT u.src, d.src FROM sg JOIN edges u ON u.dst = sg.x JOIN edges d ON d.dst = sg.y) SELECT x, y FROM sg'
 
-"$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-trap '"$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
+bench_database "$DB"
 "${psql[@]}" <<'SQL'
 CREATE EXTENSION ivm;
 CREATE TABLE timing (workload text, rel text, op text, cfg text, ms float8);

@@ -27,7 +27,7 @@ ROUNDS=${IVM_DEFERRED_ROUNDS:-3}
 SECONDS_PER_RUN=${IVM_DEFERRED_SECONDS:-5}
 DB=ivm_bench_deferred
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -36,12 +36,11 @@ SAMPLE=${IVM_RECURSION_SAMPLE:-200}
 DB=ivm_bench_recursion
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 W3='WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM edges UNION SELECT tc.src, e.dst FROM tc JOIN edges e ON tc.dst = e.src) SELECT src, dst FROM tc'
 SG='WITH RECURSIVE sg(x, y) AS (SELECT a.src, b.src FROM edges a JOIN edges b ON a.dst = b.dst UNION SELECT u.src, d.src FROM sg JOIN edges u ON u.dst = sg.x JOIN edges d ON d.dst = sg.y) SELECT x, y FROM sg'
 
-"$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-trap '"$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
+bench_database "$DB"
 "${psql[@]}" <<'SQL'
 CREATE EXTENSION ivm;
 CREATE TABLE timing (graph text, cfg text, src int, dst int, ms float8);

@@ -124,7 +124,7 @@ else SIZES_CHART=${IVM_BENCH_SIZES_CHART-$bench_dir/../docs/bench-sizes.png}; fi
 DB=ivm_bench
 
 die() { printf 'bench/run.sh: %s\n' "$*" >&2; exit 1; }
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 is_number() { [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]]; }
 is_count() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }

@@ -154,7 +154,7 @@ TPL=ivm_tpch_tpl
 DB=ivm_tpch_run
 
 die() { printf 'bench/tpch.sh: %s\n' "$*" >&2; exit 1; }
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 
