@@ -273,7 +273,9 @@ void report_stratum(const ViewRuntime& view, std::size_t stratum, bool through_j
                     uint64 most) {
     const auto n = static_cast<unsigned long>(overdeleted);
     call([&] {
-        if (dred)
+        if (dred && n == 0)
+            elog(DEBUG1, "ivm fixpoint: stratum %zu: nothing over-deleted", stratum);
+        else if (dred)
             elog(DEBUG1, "ivm fixpoint: stratum %zu: %lu over-deleted, rederived", stratum, n);
         else if (through_joins)
             elog(DEBUG1, "ivm fixpoint: stratum %zu: over-deletion past %lu tuples, recomputed", stratum,
