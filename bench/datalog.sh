@@ -23,10 +23,15 @@
 # Markdown tables: per relation and operation the average, median, 95th
 # percentile and slowest change (ms) with the view, the statement alone, and
 # (statement + recompute) / ivm; and creation against the recompute.
+# Then redefinition: W3's closure (bench/run.sh's DAG, IVM_DATALOG_W3_NODES,
+# default 5,000) and points-to, each given one more rule by ivm.alter_view
+# and the rule taken away again, against ivm.create_view of the definition
+# with the rule.
 set -euo pipefail
 PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
 VARS=${IVM_DATALOG_VARS:-10000}
 SG_NODES=${IVM_DATALOG_SG_NODES:-500}
+W3_NODES=${IVM_DATALOG_W3_NODES:-5000}
 SAMPLE=${IVM_DATALOG_SAMPLE:-40}
 DB=ivm_bench_datalog
 psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
@@ -135,6 +140,45 @@ SQL
     "${psql[@]}" -c "SELECT ivm.drop_view('v')" -c "SELECT measure('$workload', 'none')" >/dev/null
 done
 
+# Redefinition: one rule more (a base table of shortcuts, 50 of them), and
+# back, against creating the view with it.
+W3='WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM edges UNION SELECT tc.src, e.dst FROM tc JOIN edges e ON tc.dst = e.src) SELECT src, dst FROM tc'
+W3_MORE='WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM edges UNION SELECT src, dst FROM shortcuts UNION SELECT tc.src, e.dst FROM tc JOIN edges e ON tc.dst = e.src) SELECT src, dst FROM tc'
+POINTS_TO_MORE=${POINTS_TO/UNION SELECT c.dst, pts.a FROM copy c/UNION SELECT dst, src FROM shortcuts UNION SELECT c.dst, pts.a FROM copy c}
+log "redefinition: loading"
+"${psql[@]}" -v nodes="$W3_NODES" -v vars="$VARS" -v random_dag="$bench_dir/random_dag.sql" -v generator="$bench_dir/points_to.sql" <<'SQL'
+DROP TABLE IF EXISTS edges, addr, copy, load, store;
+CREATE TABLE redefined (workload text, op text, ms float8, tuples bigint);
+CREATE TABLE edges (src int NOT NULL, dst int NOT NULL, PRIMARY KEY (src, dst));
+CREATE INDEX ON edges (dst);
+\i :random_dag
+INSERT INTO edges SELECT parent, child FROM pg_temp.random_dag(:nodes, 0.5) ON CONFLICT DO NOTHING;
+\i :generator
+-- (src < dst: W3's closure stays acyclic)
+CREATE TABLE shortcuts AS SELECT s, s + 1 + floor(random() * 100)::int AS d FROM (SELECT floor(random() * (:nodes - 101))::int + 1 AS s FROM generate_series(1, 50)) x;
+ALTER TABLE shortcuts RENAME s TO src;
+ALTER TABLE shortcuts RENAME d TO dst;
+ANALYZE;
+CREATE FUNCTION timed(workload text, op text, statement text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz := clock_timestamp(); ms float8;
+BEGIN
+  EXECUTE statement;
+  ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+  INSERT INTO redefined VALUES (workload, op, ms, (SELECT count(*) FROM v));
+END $$;
+SQL
+for workload in w3 points_to; do
+    if [ $workload = w3 ]; then base=$W3 more=$W3_MORE; else base=$POINTS_TO more=$POINTS_TO_MORE; fi
+    log "redefinition: $workload"
+    "${psql[@]}" -c "SET client_min_messages = warning" \
+        -c "SELECT ivm.create_view('v', \$q\$$base\$q\$)" -c "CHECKPOINT" \
+        -c "SELECT timed('$workload', 'alter_view: a rule added', \$s\$SELECT ivm.alter_view('v', \$q\$$more\$q\$)\$s\$)" \
+        -c "SELECT timed('$workload', 'alter_view: the rule taken away', \$s\$SELECT ivm.alter_view('v', \$q\$$base\$q\$)\$s\$)" \
+        -c "SELECT ivm.drop_view('v')" -c "CHECKPOINT" \
+        -c "SELECT timed('$workload', 'create_view with the rule', \$s\$SELECT ivm.create_view('v', \$q\$$more\$q\$)\$s\$)" \
+        -c "SELECT ivm.drop_view('v')" >/dev/null
+done
+
 echo "| workload | change | ivm average ms | median | 95% | slowest | statement alone | (statement + recompute) / ivm |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
 "${psql[@]}" -At -F ' | ' <<'SQL' | sed 's/^/| /; s/$/ |/'
@@ -155,4 +199,10 @@ echo
 echo "| workload | base facts | view tuples | ivm.create_view ms | recompute (ivm.refresh_view) ms | create/recompute |"
 echo "|---|---:|---:|---:|---:|---:|"
 "${psql[@]}" -At -F ' | ' -c "SELECT workload, facts, tuples, round(create_ms::numeric), round(recompute_ms::numeric), round((create_ms / recompute_ms)::numeric, 2) || 'x' FROM created ORDER BY array_position(ARRAY['points_to', 'same_gen'], workload)" \
+    | sed 's/^/| /; s/$/ |/'
+
+echo
+echo "| view | redefinition | ms | view tuples after |"
+echo "|---|---|---:|---:|"
+"${psql[@]}" -At -F ' | ' -c "SELECT workload, op, round(ms::numeric), tuples FROM redefined ORDER BY workload DESC, op" \
     | sed 's/^/| /; s/$/ |/'
