@@ -89,6 +89,16 @@ std::string plain_read(const Program& p, const ProgramSource& s, std::size_t str
     return in_stratum(p, s, stratum) ? stratum_rows(p, s.index, state) : item_rows(p, s.index, p.storage);
 }
 
+// NOT EXISTS the row `row` (its key as `key` says) in `relation`;
+// `one_by_one`: looked up through the relation's key index for each row
+// (OFFSET 0 keeps PostgreSQL from making it an anti-join that reads the
+// relation whole).
+std::string absent_from(const Program& p, const std::string& relation, const std::string& row, Key key,
+                        bool one_by_one) {
+    return "NOT EXISTS (SELECT 1 FROM " + relation + " __ivm_x WHERE " +
+           tuples::same(p.stored_columns(), "__ivm_x", Key::Stored, row, key) + (one_by_one ? " OFFSET 0" : "") + ")";
+}
+
 // The union of terms as rows with their key, without the excluded ones
 // (`by_lookup`: each row looked up in the storage through its key index,
 // where the storage is excluded, not the storage read whole).
@@ -101,9 +111,7 @@ std::string keyed(const Program& p, const std::vector<std::string>& terms, const
     std::string q = "SELECT __ivm_n.*, " + tuples::key(cols, "__ivm_n") + " AS __ivm_key FROM (" + rows + ") __ivm_n";
     std::vector<std::string> conditions;
     for (const std::string& x : excluded)
-        conditions.push_back("NOT EXISTS (SELECT 1 FROM " + x + " __ivm_x WHERE " +
-                             tuples::same(cols, "__ivm_x", Key::Stored, "__ivm_n", Key::Computed) +
-                             (by_lookup && x == p.storage ? " OFFSET 0" : "") + ")");
+        conditions.push_back(absent_from(p, x, "__ivm_n", Key::Computed, by_lookup && x == p.storage));
     return conditions.empty() ? q : q + " WHERE " + sql::join(conditions, " AND ");
 }
 
@@ -196,9 +204,7 @@ std::string rows_of(const Program& p, std::size_t stratum, const std::string& re
 }
 
 std::string minus(const Program& p, const std::string& a, const std::string& b, bool one_by_one) {
-    return "SELECT __ivm_a.* FROM " + a + " __ivm_a WHERE NOT EXISTS (SELECT 1 FROM " + b + " __ivm_b WHERE " +
-           tuples::same(p.stored_columns(), "__ivm_b", Key::Stored, "__ivm_a", Key::Stored) +
-           (one_by_one ? " OFFSET 0" : "") + ")";
+    return "SELECT __ivm_a.* FROM " + a + " __ivm_a WHERE " + absent_from(p, b, "__ivm_a", Key::Stored, one_by_one);
 }
 
 std::string delete_statement(const Program& p, const std::string& relation, bool one_by_one) {
