@@ -200,9 +200,9 @@ std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const Recurs
     derivations.know_overdeleted(std::unordered_set<int64>(keys, keys + nkeys));
     const std::vector<TupleId> seeds = derivations.seeds(changed, old, before, key);
     const auto started = std::chrono::steady_clock::now();
-    const double setup_ms = std::chrono::duration<double, std::milli>(started - prepared).count();
+    const double setup_ms = milliseconds(started - prepared);
     const backward_forward::Outcome outcome = backward_forward::run(derivations, seeds, budget);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const double ms = milliseconds(std::chrono::steady_clock::now() - started);
     {
         const uint64 nseeds = seeds.size(), checked = outcome.checked, lookups = outcome.lookups, ngone = outcome.gone.size();
         const bool finished = outcome.finished;

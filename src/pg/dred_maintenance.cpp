@@ -218,7 +218,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         }
         gone = backward_forward_deletions(view, rel, storage, changed, old, before, key, budget);
     }
-    const double od_ms = std::chrono::duration<double, std::milli>(overdelete_time).count();
+    const double od_ms = milliseconds(overdelete_time);
     call([&] {
         if (gone)
             elog(DEBUG1, "ivm DRed: %lu over-deleted, of which backward/forward found %lu gone",

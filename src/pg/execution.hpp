@@ -6,6 +6,7 @@
 #pragma once
 #include "pg/maintain.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -13,6 +14,11 @@
 #include <vector>
 
 namespace ivm::pg {
+
+// A duration in milliseconds, for the DEBUG lines that time maintenance.
+inline double milliseconds(std::chrono::steady_clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
 
 // Maintenance runs as the view's owner with SECURITY_RESTRICTED_OPERATION,
 // search_path = pg_catalog, pg_temp and jit = off, as REFRESH MATERIALIZED

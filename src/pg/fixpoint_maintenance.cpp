@@ -173,7 +173,7 @@ bool recompute_stratum(const Program& p, std::size_t stratum, ProgramSets& sets)
         sets.swap(delta_set, next_set);
         ++steps;
     }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const double ms = milliseconds(std::chrono::steady_clock::now() - started);
     const uint64 rows = sets.size(full_set);
     call([&] { elog(DEBUG2, "ivm fixpoint: stratum %zu evaluated in %d steps, %lu rows, %.1f ms", stratum, steps, rows, ms); });
     sets.clear(gone_set);
@@ -237,10 +237,10 @@ bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>
         sets.swap(delta_set, next_set);
     }
     const auto t3 = std::chrono::steady_clock::now();
+    const double od_ms = milliseconds(t1 - t0), rederive_ms = milliseconds(t2 - t1), insert_ms = milliseconds(t3 - t2);
     call([&] {
-        using ms = std::chrono::duration<double, std::milli>;
         elog(DEBUG2, "ivm fixpoint: stratum %zu: over-deleted in %.1f ms, rederived in %.1f ms, inserted in %.1f ms",
-             stratum, ms(t1 - t0).count(), ms(t2 - t1).count(), ms(t3 - t2).count());
+             stratum, od_ms, rederive_ms, insert_ms);
     });
     // What the strata above see: the rows that went and those that came.
     // (at most `most` rows, each looked up through the key index: the
