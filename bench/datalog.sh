@@ -34,8 +34,6 @@ SG_NODES=${IVM_DATALOG_SG_NODES:-500}
 W3_NODES=${IVM_DATALOG_W3_NODES:-5000}
 SAMPLE=${IVM_DATALOG_SAMPLE:-40}
 DB=ivm_bench_datalog
-psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
-bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 POINTS_TO='WITH RECURSIVE pts(p, a) AS (
     SELECT dst, src FROM addr

@@ -34,8 +34,6 @@ SG_NODES=${IVM_RECURSION_SG_NODES:-500}
 SIDE=${IVM_RECURSION_SIDE:-30}
 SAMPLE=${IVM_RECURSION_SAMPLE:-200}
 DB=ivm_bench_recursion
-psql=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB")
-bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 W3='WITH RECURSIVE tc(src, dst) AS (SELECT src, dst FROM edges UNION SELECT tc.src, e.dst FROM tc JOIN edges e ON tc.dst = e.src) SELECT src, dst FROM tc'
 SG='WITH RECURSIVE sg(x, y) AS (SELECT a.src, b.src FROM edges a JOIN edges b ON a.dst = b.dst UNION SELECT u.src, d.src FROM sg JOIN edges u ON u.dst = sg.x JOIN edges d ON d.dst = sg.y) SELECT x, y FROM sg'

@@ -116,7 +116,7 @@ VERIFY=${IVM_BENCH_VERIFY:-1}
 SEED=${IVM_BENCH_SEED:-42}
 PGBENCH_OPTS=${IVM_BENCH_PGBENCH_OPTS:-}
 PGBIN=${IVM_BENCH_PGBIN:-/usr/lib/postgresql/15/bin}
-bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 if [[ $short == 1 ]]; then CHART=${IVM_BENCH_CHART-$bench_dir/out/bench.png}
 else CHART=${IVM_BENCH_CHART-$bench_dir/../docs/bench.png}; fi
 if [[ $short == 1 ]]; then SIZES_CHART=${IVM_BENCH_SIZES_CHART-$bench_dir/out/bench-sizes.png}
@@ -124,7 +124,6 @@ else SIZES_CHART=${IVM_BENCH_SIZES_CHART-$bench_dir/../docs/bench-sizes.png}; fi
 DB=ivm_bench
 
 die() { printf 'bench/run.sh: %s\n' "$*" >&2; exit 1; }
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 is_number() { [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]]; }
 is_count() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
