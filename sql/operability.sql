@@ -86,6 +86,16 @@ SELECT name, overdeletions, overdeleted_tuples, backward_forward_runs, recursive
   FROM ivm.stats WHERE name = 'reach_nl'::regclass;
 SELECT * FROM reach_nl ORDER BY a, b;
 SELECT ivm.drop_view('reach_nl');
+-- a stratum recomputed because an insert reaches it through negation is
+-- no deletion: ivm.stats counts none
+SELECT ivm.create_view('unreached_nl', 'WITH RECURSIVE r(a, b) AS (SELECT a, b FROM route UNION SELECT p.a, q.b FROM r p JOIN r q ON p.b = q.a), lone(a) AS (SELECT a FROM route WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.b = route.a)) SELECT a FROM lone');
+SELECT ivm.reset_stats();
+INSERT INTO route VALUES (4, 1);
+SELECT name, maintenance_runs > 0 AS maintained, overdeletions, overdeleted_tuples, recursive_recomputes
+  FROM ivm.stats WHERE name = 'unreached_nl'::regclass;
+SELECT * FROM unreached_nl ORDER BY a;
+SELECT ivm.drop_view('unreached_nl');
+DELETE FROM route WHERE (a, b) = (4, 1);
 
 SELECT ivm.drop_view('reach');
 SELECT ivm.drop_view('stock_totals');

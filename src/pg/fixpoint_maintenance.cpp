@@ -269,6 +269,8 @@ MaintenanceResult finish_program(ProgramSets& sets, const Elevated& e) {
 
 // How a stratum's change went, in the log (DEBUG1) and ivm.stats: the
 // tuples DRed over-deleted (then rederived), or the stratum recomputed.
+// ivm.stats counts deletions only: not a recompute for a change read
+// through negation or aggregation, which an insert brings as well.
 void report_stratum(const ViewRuntime& view, std::size_t stratum, bool through_joins, bool dred, uint64 overdeleted,
                     uint64 most) {
     const auto n = static_cast<unsigned long>(overdeleted);
@@ -286,7 +288,7 @@ void report_stratum(const ViewRuntime& view, std::size_t stratum, bool through_j
     });
     if (dred && overdeleted > 0)
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Rederived, static_cast<int64>(overdeleted));
-    else if (!dred)
+    else if (through_joins && !dred)
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(overdeleted));
 }
 
