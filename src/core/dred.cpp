@@ -249,17 +249,95 @@ std::string rederive_query(const RecursiveRelation& r, Rederive how) {
     return selected + sql::join(derivable, " OR ");
 }
 
-std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, bool only_deletes) {
+namespace {
+
+// Step 3: semi-naively from the rederived tuples and the tuples `derived`
+// (terms with R's columns) yields that R lacks.
+std::string insertion(const RecursiveRelation& r, const std::vector<std::string>& derived, bool only_deletes) {
     std::vector<std::string> seeds{"SELECT " + tuples::columns(r.columns, "") + " FROM " + rederived_relation};
-    if (!only_deletes)
-        for (const std::string& t : seed_terms(r, changed_bases, Read::Inserted, Read::Known))
-            seeds.push_back("SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + t + ") __ivm_s WHERE " +
-                            unknown(r, "__ivm_s"));
+    for (const std::string& t : derived)
+        seeds.push_back("SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + t + ") __ivm_s WHERE " +
+                        unknown(r, "__ivm_s"));
     std::string step;
     if (recursive_rule(r) != nullptr)
         step = "SELECT " + tuples::columns(r.columns, "__ivm_s") + " FROM (" + self_term(r) + ") __ivm_s WHERE " +
                (only_deletes ? over_deleted(r, "__ivm_s") : unknown(r, "__ivm_s"));
     return fixpoint(r, sql::join(seeds, " UNION "), step);
+}
+
+// The rules' terms, their tables read as they are and R as `recursive`.
+std::vector<std::string> rule_terms(const RecursiveRelation& r, const std::vector<std::size_t>& rules, Read recursive) {
+    std::vector<std::string> terms;
+    for (std::size_t i : rules) {
+        const Rule& rule = r.rules.at(i);
+        std::vector<Read> reads;
+        for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? recursive : Read::Table);
+        terms.push_back(term(r, rule, reads));
+    }
+    return terms;
+}
+
+bool same_source(const RecursiveRelation& a, const RuleSource& x, const RecursiveRelation& b, const RuleSource& y) {
+    return x.recursive == y.recursive && x.only == y.only && x.view_storage == y.view_storage &&
+           (x.recursive || a.bases.at(x.base) == b.bases.at(y.base));
+}
+
+bool same_rule(const RecursiveRelation& a, const Rule& x, const RecursiveRelation& b, const Rule& y) {
+    if (x.spj_template != y.spj_template || x.premise_template != y.premise_template ||
+        x.sources.size() != y.sources.size())
+        return false;
+    for (std::size_t k = 0; k < x.sources.size(); ++k)
+        if (!same_source(a, x.sources[k], b, y.sources[k])) return false;
+    return true;
+}
+
+// The rules of `a` that `b` lacks (each rule of b matching one of a's).
+std::vector<std::size_t> rules_lacking(const RecursiveRelation& a, const RecursiveRelation& b) {
+    std::vector<std::size_t> lacking;
+    std::vector<bool> matched(b.rules.size(), false);
+    for (std::size_t i = 0; i < a.rules.size(); ++i) {
+        bool found = false;
+        for (std::size_t j = 0; j < b.rules.size() && !found; ++j)
+            if (!matched[j] && same_rule(a, a.rules[i], b, b.rules[j])) found = matched[j] = true;
+        if (!found) lacking.push_back(i);
+    }
+    return lacking;
+}
+
+}  // namespace
+
+std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, bool only_deletes) {
+    return insertion(r, only_deletes ? std::vector<std::string>{} : seed_terms(r, changed_bases, Read::Inserted, Read::Known),
+                     only_deletes);
+}
+
+std::optional<RuleDifference> rule_difference(const RecursiveRelation& old_r, const RecursiveRelation& new_r) {
+    if (old_r.storage != new_r.storage || old_r.fixed_width != new_r.fixed_width ||
+        old_r.columns.size() != new_r.columns.size())
+        return std::nullopt;
+    for (std::size_t i = 0; i < old_r.columns.size(); ++i) {
+        const Column &a = old_r.columns[i], &b = new_r.columns[i];
+        if (a.name != b.name || a.type != b.type || a.equality != b.equality || a.image != b.image ||
+            a.hashable != b.hashable || a.leads_key != b.leads_key || a.hashed != b.hashed)
+            return std::nullopt;
+    }
+    RuleDifference d{rules_lacking(old_r, new_r), rules_lacking(new_r, old_r)};
+    // (the recursive rule is the same in both, or R is recomputed)
+    for (std::size_t i : d.removed)
+        if (old_r.rules[i].recursive()) return std::nullopt;
+    for (std::size_t i : d.added)
+        if (new_r.rules[i].recursive()) return std::nullopt;
+    return d;
+}
+
+std::string overdelete_by_rules_query(const RecursiveRelation& old_r, const std::vector<std::size_t>& removed) {
+    if (removed.empty()) throw Error(sqlstate::internal_error, "over-delete without a removed rule");
+    return fixpoint(old_r, sql::join(rule_terms(old_r, removed, Read::Stored), " UNION "),
+                    recursive_rule(old_r) ? self_term(old_r) : "");
+}
+
+std::string insert_by_rules_query(const RecursiveRelation& new_r, const std::vector<std::size_t>& added) {
+    return insertion(new_r, rule_terms(new_r, added, Read::Known), false);
 }
 
 std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once, bool inserts_at_once, bool only_deletes) {

@@ -15,6 +15,7 @@
 #include "core/no_postgres.hpp"
 #include "core/view_model.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,28 @@ std::string consequences_query(const RecursiveRelation& r);
 // R's stored rows at the tids $1 (tid[]): the tuples that go, kept as
 // deleted_relation for steps 3 and 4 in place of the over-deleted ones.
 std::string stored_at_query(const RecursiveRelation& r);
+
+// Redefinition (the paper's section 6): R keeps its columns and its
+// recursive rule, and rules without R are added or taken away.  R is not
+// recomputed: what the removed rules derived is over-deleted through the
+// old rules (step 1), rederived through the new ones (step 2, as for a
+// change), and what the added rules derive is inserted (step 3); step 4
+// applies it as for a change.
+struct RuleDifference {
+    std::vector<std::size_t> removed;  // rules of the old relation the new one lacks
+    std::vector<std::size_t> added;    // rules of the new relation the old one lacks
+};
+// Null where R cannot be redefined so: its columns, storage or recursive
+// rule differ.  Rules are the same when they read the same tables the same
+// way through the same template.
+std::optional<RuleDifference> rule_difference(const RecursiveRelation& old_r, const RecursiveRelation& new_r);
+// Step 1 of a redefinition, over the old relation: every tuple of R with a
+// derivation through a removed rule, R and the tables as they are.
+std::string overdelete_by_rules_query(const RecursiveRelation& old_r, const std::vector<std::size_t>& removed);
+// Step 3 of a redefinition, over the new relation: semi-naively from the
+// rederived tuples and from what the added rules derive (reads
+// rederived_relation and deleted_relation).
+std::string insert_by_rules_query(const RecursiveRelation& new_r, const std::vector<std::size_t>& added);
 
 // Recomputing R, in two steps, so that the second is planned knowing the
 // size of the first: R evaluated in full (with __ivm_key), kept as

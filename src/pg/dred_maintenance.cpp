@@ -137,6 +137,48 @@ MaintenanceResult recompute_relation(const RecursiveRelation& rel, Oid storage) 
     return result;
 }
 
+// Steps 2 to 4 of DRed over R of `size` tuples, the over-deleted ones kept
+// as deleted_relation (`rederive`: each still to be checked; otherwise
+// backward/forward kept only those that go).  `insert` makes step 3's query; `inserts`: it
+// derives tuples of its own (from inserted base rows, `base_rows` of them),
+// not only what the rederived tuples derive.  `kept_if` names the plans kept
+// for steps of few tuples.
+MaintenanceResult rederive_insert_apply(const RecursiveRelation& rel, Oid storage, double size, uint64 deleted,
+                                        bool rederive, const LazySql& insert, bool inserts, uint64 base_rows,
+                                        const std::function<Kept(uint64, const std::string&, bool)>& kept_if) {
+    // Looked up one by one, or a pass over all of R: the second pays only
+    // for a large part of R (recursion_policy.hpp decides).
+    const bool deletes_at_once = recursion::in_one_pass(deleted, size);
+    const dred::Rederive how = recursion::rederivation(deleted, size);
+    LazySql rederiving;
+    if (deleted > 0 && rederive) rederiving = [&] { return dred::rederive_query(rel, how); };
+    const uint64 rederived = keep_rows_as(dred::rederived_relation, storage, rederiving, InvalidSnapshot, 0,
+                                          kept_if(deleted, "rederive", false));
+    // 3. insert what the new tuples derive
+    // (with no base rows inserted, R can only shrink: steps 3 and 4 have
+    // less to do, and their kept plans are kept apart)
+    const std::string only_deletes = inserts ? "" : " only deletes";
+    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, inserts || rederived > 0 ? insert : LazySql(),
+                                        InvalidSnapshot, 0, kept_if(base_rows + rederived, "insert" + only_deletes, true));
+    // 4. one statement, so the views over R are maintained once.  What it
+    // does in one pass is never a nested loop: planned for an R analyzed
+    // empty (all its tuples deleted, then autovacuum), the anti-join that
+    // checks new tuples against R read R again for each of them, while the
+    // statement filled it (40,000 pairs inserted: 11 s).  (More than 500
+    // tuples: a plan made for this run.)
+    MaintenanceResult result;
+    if (deleted > 0 || derived > 0) {
+        const bool inserts_at_once = recursion::in_one_pass(derived, size);
+        const bool in_one_pass = deletes_at_once || inserts_at_once;
+        const int level = in_one_pass ? planner_without({"enable_nestloop"}) : 0;
+        result = run_recursive_statement(
+            [&] { return dred::apply_statement(rel, deletes_at_once, inserts_at_once, !inserts); },
+            kept_if(deleted + derived, "apply" + only_deletes, false));
+        if (in_one_pass) call([&] { AtEOXact_GUC(false, level); });
+    }
+    return result;
+}
+
 }  // namespace
 
 MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
@@ -233,40 +275,45 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                                     static_cast<int64>(deleted));
     if (gone) deleted = *gone;
     faults::point("dred.deleted");
-    // Looked up one by one, or a pass over all of R: the second pays only
-    // for a large part of R (recursion_policy.hpp decides).
-    const bool deletes_at_once = recursion::in_one_pass(deleted, size);
-    const dred::Rederive how = recursion::rederivation(deleted, size);
-    LazySql rederive;
-    if (deleted > 0 && !gone) rederive = [&] { return dred::rederive_query(rel, how); };
-    const uint64 rederived =
-        keep_rows_as(dred::rederived_relation, storage, rederive, InvalidSnapshot, 0, kept_if(deleted, "rederive"));
-    // 3. insert what the new tuples derive
-    LazySql insert;
-    // (with no base rows inserted, R can only shrink: steps 3 and 4 have
-    // less to do, and their kept plans are kept apart)
-    const std::string only_deletes = inserts ? "" : " only deletes";
-    if (inserts || rederived > 0) insert = [&] { return dred::insert_query(rel, changed, !inserts); };
-    const uint64 derived = keep_rows_as(dred::inserted_relation, storage, insert, InvalidSnapshot, 0,
-                                        kept_if(base_rows + rederived, "insert" + only_deletes, true));
-    // 4. one statement, so the views over R are maintained once.  What it
-    // does in one pass is never a nested loop: planned for an R analyzed
-    // empty (all its tuples deleted, then autovacuum), the anti-join that
-    // checks new tuples against R read R again for each of them, while the
-    // statement filled it (40,000 pairs inserted: 11 s).  (More than 500
-    // tuples: a plan made for this run.)
-    MaintenanceResult result;
-    if (deleted > 0 || derived > 0) {
-        const bool inserts_at_once = recursion::in_one_pass(derived, size);
-        const bool in_one_pass = deletes_at_once || inserts_at_once;
-        const int level = in_one_pass ? planner_without({"enable_nestloop"}) : 0;
-        result = run_recursive_statement(
-            [&] { return dred::apply_statement(rel, deletes_at_once, inserts_at_once, !inserts); },
-            kept_if(deleted + derived, "apply" + only_deletes));
-        if (in_one_pass) call([&] { AtEOXact_GUC(false, level); });
-    }
+    auto insert = [&] { return dred::insert_query(rel, changed, !inserts); };
+    MaintenanceResult result = rederive_insert_apply(rel, storage, size, deleted, !gone, insert, inserts, base_rows, kept_if);
     leave(e);
     end_kept_sets(mark);  // their names go with the SPI connection
+    return result;
+}
+
+MaintenanceResult redefine_recursive(ViewRuntime& view, const RecursiveRelation& old_rel,
+                                     const dred::RuleDifference& difference) {
+    const RecursiveRelation& rel = *view.analyzed.recursive;
+    const Oid storage = view.entry.recursive_storage;
+    lock_for_maintenance(view, storage);
+    Elevated e = enter(view, storage);
+    const std::size_t mark = kept_sets_mark();
+    // 1. over-delete what the removed rules derived, through the old rules
+    LazySql overdelete;
+    if (!difference.removed.empty())
+        overdelete = [&] { return dred::overdelete_by_rules_query(old_rel, difference.removed); };
+    const double size = estimated_rows(storage);
+    const uint64 most = recursion::overdeletion_limit(recursion::Engine::Linear, size);
+    const uint64 deleted = keep_rows_as(dred::deleted_relation, storage, overdelete, InvalidSnapshot, most + 1);
+    call([&] {
+        elog(DEBUG1, "ivm DRed: redefined by %zu rules removed and %zu added; %lu over-deleted",
+             difference.removed.size(), difference.added.size(), static_cast<unsigned long>(deleted));
+    });
+    MaintenanceResult result;
+    if (deleted > most) {
+        shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(deleted));
+        result = recompute_relation(rel, storage);
+    } else {
+        if (deleted > 0)
+            shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Rederived, static_cast<int64>(deleted));
+        // 2.-4. as for a change, the added rules' tuples inserted
+        auto insert = [&] { return dred::insert_by_rules_query(rel, difference.added); };
+        result = rederive_insert_apply(rel, storage, size, deleted, true, insert, !difference.added.empty(), 0,
+                                       [](uint64, const std::string&, bool) { return Kept{}; });
+    }
+    leave(e);
+    end_kept_sets(mark);
     return result;
 }
 

@@ -173,10 +173,12 @@ double estimated_rows(Oid relid) {
 }
 
 // Counts a maintenance run that began at `started` in the statistics.
-void record_run(const ViewRuntime& view, const MaintenanceResult& result, TimestampTz started) {
+void record_run(ViewRuntime& view, const MaintenanceResult& result, TimestampTz started) {
     long seconds = 0;
     int microseconds = 0;
     TimestampDifference(started, GetCurrentTimestamp(), &seconds, &microseconds);
+    view.maintained.rows_added += result.rows_added;
+    view.maintained.rows_removed += result.rows_removed;
     shared::record(view.entry.view_id, result.rows_added, result.rows_removed,
                    static_cast<double>(seconds) * 1000.0 + microseconds / 1000.0);
 }

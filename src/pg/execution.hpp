@@ -62,8 +62,9 @@ int run_statement(ViewRuntime& view, const std::string& key, const std::function
 
 // A table's rows now, as the planner estimates them (infinity: unknown).
 double estimated_rows(Oid relid);
-// Counts a maintenance run that began at `started` in ivm.stats.
-void record_run(const ViewRuntime& view, const MaintenanceResult& result, TimestampTz started);
+// Counts a maintenance run that began at `started` in ivm.stats and in
+// the runtime's `maintained`.
+void record_run(ViewRuntime& view, const MaintenanceResult& result, TimestampTz started);
 
 // Registers `store` as the ephemeral relation `name` with the row type of
 // `shape`, holding `rows` rows.

@@ -68,6 +68,9 @@ public:
     // checked against pages_planned_for (runtime_for_change).
     int changes_since_sized = 0;
     uint64 rows_since_sized = 0;
+    // View rows added and removed by this runtime's maintenance runs
+    // (record_run): what a redefinition that writes R changed of the view.
+    MaintenanceResult maintained;
 
     // Index of a base table in the model, or -1.
     int base_index(Oid relid) const;
@@ -104,6 +107,12 @@ MaintenanceResult first_fill(ViewRuntime& view);
 // Writing the relation maintains the view over it.
 MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
                                           Snapshot before);
+// A redefined view whose recursive relation kept its storage, columns and
+// recursive rule (dred::rule_difference): the relation as the old rules
+// derived it becomes what the view's rules derive, by DRed over the rules
+// removed and added, not recomputed.
+MaintenanceResult redefine_recursive(ViewRuntime& view, const RecursiveRelation& old_rel,
+                                     const dred::RuleDifference& difference);
 // Makes the recursive relation equal to its definition evaluated now.
 MaintenanceResult refresh_recursive(ViewRuntime& view);
 // The same for a recursive relation just made (create_definition), still

@@ -15,6 +15,7 @@
 #include "pg/ddl_events.hpp"
 #include "pg/deferred.hpp"
 #include "pg/dependencies.hpp"
+#include "pg/execution.hpp"
 #include "pg/maintain.hpp"
 #include "pg/program.hpp"
 #include "pg/relations.hpp"
@@ -107,11 +108,12 @@ ProgramStorage make_program_storage(const Names& n, const char* query) {
 // The defining query as a plain view (PostgreSQL then tracks its
 // dependencies, follows renames and dumps it), its columns named as the
 // storage's (`columns`: the query's, under tuples::stored_name), and for WITH
-// RECURSIVE the table of the recursive relation, empty.  Returns the
-// analysis.
+// RECURSIVE the table of the recursive relation, empty (or, with
+// `keep_recursive_storage`, the one `recursive_storage` names, as it is).
+// Returns the analysis.
 AnalyzedView create_definition(const Names& n, const char* query, const std::vector<std::string>& columns,
                                bool recursive, Oid& query_view, Oid& recursive_storage,
-                               const ProgramStorage* program = nullptr) {
+                               const ProgramStorage* program = nullptr, bool keep_recursive_storage = false) {
     std::vector<std::string> quoted;
     bool renamed = false;
     for (const std::string& c : columns) {
@@ -120,7 +122,7 @@ AnalyzedView create_definition(const Names& n, const char* query, const std::vec
     }
     spi::execute("CREATE VIEW " + n.query + (renamed ? " (" + sql::join(quoted, ", ") + ")" : "") + " AS " + query);
     query_view = relation_in(n.nsp, n.relname + query_suffix);
-    recursive_storage = InvalidOid;
+    if (!keep_recursive_storage) recursive_storage = InvalidOid;
     if (program != nullptr) {  // its storage exists: the query reads it
         recursive_storage = program->oid;
         spi::execute("COMMENT ON TABLE " + program->name + " IS " +
@@ -128,6 +130,7 @@ AnalyzedView create_definition(const Names& n, const char* query, const std::vec
         return analyze_view(query_view, n.storage, program->name, recursive_storage);
     }
     if (!recursive) return analyze_view(query_view, n.storage, std::string(), InvalidOid);
+    if (keep_recursive_storage) return analyze_view(query_view, n.storage, n.recursive, recursive_storage);
     AnalyzedView shape = analyze_view(query_view, n.storage, n.recursive, InvalidOid);
     spi::execute(dred::storage_ddl(*shape.recursive));  // its indexes after the first fill
     spi::execute(triggers::storage_guard_ddl(n.recursive));
@@ -186,13 +189,17 @@ void analyze_table(Oid relation) {
         spi::execute("ANALYZE " + name);
 }
 
-// Fills a new (or redefined) view: the recursive relation first, before
-// the triggers that maintain the view from it exist, then the view with
-// one merge.  Returns the view rows inserted and deleted.
-MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage) {
+// Fills a new (or redefined) view: the recursive relation first (made
+// anew, or `recursive_kept` and recomputed), before the triggers that
+// maintain the view from it exist, then the view with one merge.  Returns
+// the view rows inserted and deleted.
+MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage, bool recursive_kept = false) {
     if (a.recursion()) {
         std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
-        first_fill_recursive(*view);
+        if (recursive_kept)
+            refresh_recursive(*view);
+        else
+            first_fill_recursive(*view);
         // Its size, for DRed's choice between rederiving and recomputing.
         analyze_table(view->entry.recursive_storage);
     }
@@ -201,6 +208,38 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage) {
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
     MaintenanceResult result = new_storage && counting::can_rebuild(a.model) ? first_fill(*view) : refresh(*view);
     analyze_table(view->entry.storage);
+    return result;
+}
+
+// What a redefined view keeps of its old definition with its recursive
+// relation's storage (and the rows stored from it).
+struct Redefined {
+    RecursiveRelation relation;
+    std::string view_fill;  // the old query over R, as counting::first_fill_query
+};
+
+// A redefined view that kept its recursive relation.  Where its query over
+// R is the same and R's rules without R alone changed, the triggers that
+// maintain the view from R come first, then R is redefined by DRed over
+// the rules removed and added; otherwise R is recomputed and the view
+// merged, as fill does.  Returns the view rows inserted and deleted.
+MaintenanceResult redefine(int32 view_id, const AnalyzedView& a, const Redefined& old) {
+    const std::optional<dred::RuleDifference> difference = dred::rule_difference(old.relation, *a.recursive);
+    if (!difference || counting::first_fill_query(a.model) != old.view_fill) return fill(view_id, a, false, true);
+    install_counting_triggers(view_id, a);
+    forget_runtime(view_id);
+    std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
+    const MaintenanceResult before = view->maintained;
+    const double held = estimated_rows(view->entry.recursive_storage);
+    const MaintenanceResult r = redefine_recursive(*view, old.relation, *difference);
+    // Statistics as autovacuum would renew them (a tenth changed), now.
+    if (static_cast<double>(r.rows_added + r.rows_removed) > 0.1 * held) {
+        analyze_table(view->entry.recursive_storage);
+        analyze_table(view->entry.storage);
+    }
+    MaintenanceResult result;
+    result.rows_added = view->maintained.rows_added - before.rows_added;
+    result.rows_removed = view->maintained.rows_removed - before.rows_removed;
     return result;
 }
 
@@ -404,9 +443,10 @@ Definition prepare(const Names& n, const char* query, bool program, Query* parse
 }
 
 // The definition's query view (and recursive storage), analyzed as stored.
-AnalyzedView create_query(const Names& n, const Definition& d, catalog::Entry& entry) {
+AnalyzedView create_query(const Names& n, const Definition& d, catalog::Entry& entry, bool keep_recursive_storage = false) {
     return create_definition(n, d.items ? d.items->stand_in.c_str() : d.text.c_str(), d.columns, d.parsed->hasRecursive,
-                             entry.query_view, entry.recursive_storage, d.items ? &*d.items : nullptr);
+                             entry.query_view, entry.recursive_storage, d.items ? &*d.items : nullptr,
+                             keep_recursive_storage);
 }
 
 // The view's catalog entry with its dependencies, triggers and comments, and
@@ -572,6 +612,20 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     };
     const std::vector<std::string> old_shape = shape(old_view->analyzed.model);
     const int64 old_rows = row_count(*old_view);
+
+    // The stored tuples stay when the storage keeps its shape and its key:
+    // the first merge then changes only what the definitions disagree on.
+    // (An aggregate's storage is keyed by its groups.)
+    const std::vector<std::string> key_columns = counting::key_columns(d.proposed.model);
+    counting::use_key_columns(d.proposed.model, key_columns);
+    const bool same_columns = shape(d.proposed.model) == old_shape && key_columns == entry.key_columns;
+    // So does a recursive relation (WITH RECURSIVE) that keeps its columns
+    // (redefine, below).
+    std::optional<Redefined> kept;
+    const AnalyzedView& was = old_view->analyzed;
+    if (same_columns && !entry.deferred && was.recursive && !was.program && d.proposed.recursive &&
+        !d.proposed.program && dred::rule_difference(*was.recursive, *d.proposed.recursive))
+        kept = Redefined{*was.recursive, counting::first_fill_query(was.model)};
     old_view.reset();
 
     // Out with the old rules: triggers, recursive relation, query view.
@@ -579,15 +633,11 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     forget_runtime(entry.view_id);
     forget_definition_dependencies(entry);
     spi::execute("DROP VIEW " + n.query);  // (a program's reads the table of its items)
-    if (entry.recursive_storage != InvalidOid) spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
+    if (entry.recursive_storage != InvalidOid && !kept)
+        spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
 
-    // In with the new ones.  The stored tuples stay when the storage keeps
-    // its shape and its key: the first merge then changes only what the
-    // definitions disagree on.  (An aggregate's storage is keyed by its groups.)
-    const std::vector<std::string> key_columns = counting::key_columns(d.proposed.model);
-    counting::use_key_columns(d.proposed.model, key_columns);
-    const bool same_columns = shape(d.proposed.model) == old_shape && key_columns == entry.key_columns;
-    AnalyzedView analyzed = create_query(n, d, entry);
+    // In with the new ones.
+    AnalyzedView analyzed = create_query(n, d, entry, kept.has_value());
     counting::use_key_columns(analyzed.model, key_columns);
     entry.key_columns = key_columns;
     int64 changed = 0;
@@ -602,7 +652,7 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     catalog::remove(entry.view_id);
     record(n, entry, analyzed, d, !same_columns);
     faults::point("alter.replaced");
-    MaintenanceResult result = fill(entry.view_id, analyzed, !same_columns);
+    MaintenanceResult result = kept ? redefine(entry.view_id, analyzed, *kept) : fill(entry.view_id, analyzed, !same_columns);
     if (entry.deferred)
         deferred::make_deferred(entry, analyzed);  // holds the new contents, consumed all
     else

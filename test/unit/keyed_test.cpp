@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 namespace {
@@ -214,6 +215,65 @@ TEST(DRedOnlyDeletes, NothingInsertedNorLookedUpInR) {
     EXPECT_EQ(apply.find("INSERT"), std::string::npos);
     EXPECT_NE(apply.find("__ivm_gone AS (DELETE FROM public.tc__ivm_rec"), std::string::npos);
     EXPECT_NE(apply.find("SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), 0::bigint"), std::string::npos);
+}
+
+// closure_of_e with one more exit rule, over s.
+ivm::RecursiveRelation closure_of_e_and_s() {
+    ivm::RecursiveRelation r = closure_of_e();
+    r.bases = {"public.s", "public.e"};
+    for (ivm::Rule& rule : r.rules)
+        for (ivm::RuleSource& s : rule.sources) s.base = 1;
+    r.rules.insert(r.rules.begin() + 1, ivm::Rule{"SELECT x, y FROM __ivm_src_1 s", {ivm::RuleSource{false, 0}}});
+    return r;
+}
+
+// Redefinition: rules match by template and the tables they read, wherever
+// those stand in the lists of bases.
+TEST(DRedRedefinition, RulesWithoutRAddedAndRemoved) {
+    const std::optional<ivm::dred::RuleDifference> added = ivm::dred::rule_difference(closure_of_e(), closure_of_e_and_s());
+    ASSERT_TRUE(added.has_value());
+    EXPECT_TRUE(added->removed.empty());
+    EXPECT_EQ(added->added, std::vector<std::size_t>{1});
+    const std::optional<ivm::dred::RuleDifference> removed = ivm::dred::rule_difference(closure_of_e_and_s(), closure_of_e());
+    ASSERT_TRUE(removed.has_value());
+    EXPECT_EQ(removed->removed, std::vector<std::size_t>{1});
+    EXPECT_TRUE(removed->added.empty());
+    // the same template over another table is another rule
+    ivm::RecursiveRelation other = closure_of_e();
+    other.bases = {"public.f"};
+    other.rules.pop_back();
+    ivm::RecursiveRelation mine = closure_of_e();
+    mine.rules.pop_back();
+    const std::optional<ivm::dred::RuleDifference> replaced = ivm::dred::rule_difference(mine, other);
+    ASSERT_TRUE(replaced.has_value());
+    EXPECT_EQ(replaced->removed, std::vector<std::size_t>{0});
+    EXPECT_EQ(replaced->added, std::vector<std::size_t>{0});
+}
+
+// Another recursive rule, or other columns: R is not redefined by rules.
+TEST(DRedRedefinition, NotForAnotherRecursiveRuleOrOtherColumns) {
+    ivm::RecursiveRelation filtered = closure_of_e();
+    filtered.rules[1].spj_template += " WHERE e.y < 9";
+    EXPECT_FALSE(ivm::dred::rule_difference(closure_of_e(), filtered).has_value());
+    ivm::RecursiveRelation renamed = closure_of_e();
+    renamed.columns[1].name = "z";
+    EXPECT_FALSE(ivm::dred::rule_difference(closure_of_e(), renamed).has_value());
+}
+
+// Over-deleted: what the removed rule derives, followed through the old
+// recursive rule; inserted: the rederived tuples and what the added rule
+// derives that R lacks, followed through the new one.
+TEST(DRedRedefinition, SeededByTheRulesRemovedAndAdded) {
+    const std::string overdelete = ivm::dred::overdelete_by_rules_query(closure_of_e_and_s(), {1});
+    EXPECT_NE(overdelete.find("FROM public.s __ivm_r"), std::string::npos);
+    EXPECT_EQ(overdelete.find("FROM public.e __ivm_r) SELECT x, y FROM __ivm_src_1 e"), std::string::npos);
+    EXPECT_NE(overdelete.find("JOIN __ivm_src_2 e"), std::string::npos);
+    EXPECT_EQ(overdelete.find("ivm_old_"), std::string::npos);
+    const std::string insert = ivm::dred::insert_by_rules_query(closure_of_e_and_s(), {1});
+    EXPECT_NE(insert.find("FROM ivm_dred_rederived"), std::string::npos);
+    EXPECT_NE(insert.find("FROM public.s __ivm_r"), std::string::npos);
+    EXPECT_EQ(insert.find("ivm_new_"), std::string::npos);
+    EXPECT_EQ(occurrences(insert, "NOT EXISTS (SELECT 1 FROM public.tc__ivm_rec __ivm_k"), 2u);
 }
 
 }  // namespace
