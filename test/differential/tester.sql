@@ -49,6 +49,8 @@ BEGIN
     INSERT INTO public.dim2 VALUES ('p', 1), ('q', NULL);
     INSERT INTO public.dim SELECT g, (ARRAY['p', 'q', NULL])[1 + g % 3] FROM generate_series(0, 3) g;
     INSERT INTO public.f SELECT g, nullif((random() * 5)::int, 5), (random() * 3)::int FROM generate_series(1, 10) g;
+    DELETE FROM ivm_dt.rules;
+    INSERT INTO ivm_dt.rules VALUES (0);
     ANALYZE public.r, public.s, public.s_0, public.s_1, public.t, public.g, public.g2, public.roots, public.f,
             public.dim, public.dim2;
     -- Triggers that write the table their statement wrote: some rows are
@@ -85,7 +87,7 @@ END $$;
 -- the triggers of reset_tables change some rows again inside them.
 CREATE FUNCTION ivm_dt.random_statement() RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-    k int := floor(random() * 45)::int;
+    k int := floor(random() * 46)::int;
 BEGIN
     RETURN CASE k
     -- edges of the graphs
@@ -101,6 +103,8 @@ BEGIN
     WHEN 31 THEN format('WITH x AS (DELETE FROM g2 WHERE b = %s RETURNING *) INSERT INTO g SELECT a, b FROM x', ivm_dt.val(7, 0))
     WHEN 32 THEN ivm_dt.pick(format('INSERT INTO roots VALUES (%s)', ivm_dt.val(7, 0)), format('DELETE FROM roots WHERE n = %s', ivm_dt.val(7, 0)), 'UPDATE g SET src = src', 'TRUNCATE g2')
     WHEN 33 THEN ivm_dt.pick('TRUNCATE g', format('WITH x AS (UPDATE roots SET n = n + 1 RETURNING *) DELETE FROM g WHERE src IN (SELECT n FROM x)'), format('INSERT INTO g SELECT dst, src FROM g WHERE src = %s', ivm_dt.val(7, 0)))
+    -- a recursive view redefined (its rules without R)
+    WHEN 45 THEN format('SELECT ivm_dt.redefine_rules(%s)', floor(random() * 3)::int)
     -- partitions of s, directly
     WHEN 34 THEN format('UPDATE s_%s SET d = %s WHERE d IS DISTINCT FROM %s', (random())::int, ivm_dt.val(4), ivm_dt.val(4, 0))
     WHEN 35 THEN format('DELETE FROM s_%s WHERE d = %s', (random())::int, ivm_dt.val(4, 0))
@@ -145,6 +149,22 @@ END $$;
 -- Queries PostgreSQL runs that equal the views it cannot run itself (the
 -- recursive queries ivm evaluates on its own); views.sql fills it.
 CREATE TABLE ivm_dt.equivalent (name text PRIMARY KEY, query text NOT NULL);
+
+-- dt_rules is redefined among three sets of rules without its recursive
+-- reference (g's edges; and g2's; g2's and g's from a src below 3): ivm
+-- keeps R and redefines it by DRed.  Its check reads which set is in force.
+CREATE TABLE ivm_dt.rules (mode int NOT NULL);
+CREATE FUNCTION ivm_dt.rules_definition(mode int) RETURNS text LANGUAGE sql AS $$
+    SELECT 'WITH RECURSIVE tc(x, y) AS (' ||
+           (ARRAY['SELECT src, dst FROM g',
+                  'SELECT src, dst FROM g UNION SELECT a, b FROM g2',
+                  'SELECT a, b FROM g2 UNION SELECT src, dst FROM g WHERE src < 3'])[mode + 1] ||
+           ' UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, y FROM tc'
+$$;
+CREATE FUNCTION ivm_dt.redefine_rules(to_mode int) RETURNS bigint LANGUAGE sql AS $$
+    UPDATE ivm_dt.rules SET mode = to_mode;
+    SELECT ivm.alter_view('dt_rules', ivm_dt.rules_definition(to_mode));
+$$;
 
 -- dt_points_to's Andersen rules (addr: g2, copy: g, load: g2 (a = *b),
 -- store: g's rows from an even src (*src = dst)) evaluated naively, to a

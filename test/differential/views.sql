@@ -26,6 +26,9 @@ SELECT ivm.create_view('dt_same_gen', 'WITH RECURSIVE sg(x, y) AS (SELECT a, b F
 SELECT ivm.create_view('dt_agg', 'SELECT b, count(*) AS n, count(c) AS nc, sum(a) AS sa, avg(a) AS aa, min(c) AS mc, max(a) AS xa FROM r GROUP BY b');
 SELECT ivm.create_view('dt_agg_join', 'SELECT s.d, count(*) AS n, sum(r.a) AS sa, string_agg(r.c, '','' ORDER BY r.c) AS cs FROM r JOIN s ON r.b = s.b GROUP BY s.d HAVING count(*) > 1');
 SELECT ivm.create_view('dt_agg_all', 'SELECT count(*) AS n, sum(b) AS sb, max(c) AS mc FROM r WHERE a > 1');
+-- redefined among three sets of rules by random statements (tester.sql)
+SELECT ivm.create_view('dt_rules', ivm_dt.rules_definition(0));
+INSERT INTO ivm_dt.equivalent VALUES ('dt_rules', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g, ivm_dt.rules m WHERE m.mode < 2 OR src < 3 UNION SELECT a, b FROM g2, ivm_dt.rules m WHERE m.mode > 0 UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, y FROM tc') ON CONFLICT DO NOTHING;
 SELECT ivm.create_view('dt_tc_agg', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, count(*) AS n, min(y) AS lo FROM tc GROUP BY x');
 -- set operations
 SELECT ivm.create_view('dt_union_all', 'SELECT a AS v, c FROM r UNION ALL SELECT d, NULL FROM s UNION ALL SELECT s.d, r.c FROM r JOIN s ON r.b = s.b');
