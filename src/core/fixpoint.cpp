@@ -158,7 +158,8 @@ std::string step_query(const Program& p, std::size_t stratum, const std::string&
 
 std::string seed_query(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,
                        const std::vector<bool>& changed_items, Change change, const std::string& changed_items_rows,
-                       const std::string& state, const std::vector<std::string>& excluded) {
+                       const std::string& state, const std::vector<std::string>& excluded,
+                       const std::vector<std::size_t>& whole_rules) {
     std::vector<std::string> terms = varied_terms(p, stratum, state, [&](const ProgramSource& s) {
         if (s.item)
             return !in_stratum(p, s, stratum) && changed_items.at(s.index) ? item_rows(p, s.index, changed_items_rows)
@@ -166,7 +167,67 @@ std::string seed_query(const Program& p, std::size_t stratum, const std::vector<
         Change c = change;
         return changed_bases.at(s.index) ? base_rows(p, s, &c) : std::string();
     });
+    for (std::size_t r : whole_rules) {
+        const ProgramRule& rule = p.rules.at(r);
+        terms.push_back(term(p, rule, [&](std::size_t k) { return plain_read(p, rule.sources[k], stratum, state); }));
+    }
     return terms.empty() ? std::string() : keyed(p, terms, excluded);
+}
+
+namespace {
+
+bool same_columns(const std::vector<Column>& a, const std::vector<Column>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].name != b[i].name || a[i].type != b[i].type || a[i].equality != b[i].equality ||
+            a[i].image != b[i].image || a[i].not_null != b[i].not_null)
+            return false;
+    return true;
+}
+
+bool same_rule(const Program& a, const ProgramRule& x, const Program& b, const ProgramRule& y) {
+    if (x.item != y.item || x.sql_template != y.sql_template || x.sources.size() != y.sources.size() ||
+        x.other_items != y.other_items || x.other_bases.size() != y.other_bases.size())
+        return false;
+    for (std::size_t k = 0; k < x.sources.size(); ++k) {
+        const ProgramSource &s = x.sources[k], &t = y.sources[k];
+        if (s.item != t.item || s.only != t.only || s.view_storage != t.view_storage) return false;
+        if (s.item ? s.index != t.index : a.bases.at(s.index) != b.bases.at(t.index)) return false;
+    }
+    for (std::size_t k = 0; k < x.other_bases.size(); ++k)
+        if (a.bases.at(x.other_bases[k]) != b.bases.at(y.other_bases[k])) return false;
+    return true;
+}
+
+// The rules of `a` that `b` lacks (each rule of b matching one of a's).
+std::vector<std::size_t> rules_lacking(const Program& a, const Program& b) {
+    std::vector<std::size_t> lacking;
+    std::vector<bool> matched(b.rules.size(), false);
+    for (std::size_t i = 0; i < a.rules.size(); ++i) {
+        bool found = false;
+        for (std::size_t j = 0; j < b.rules.size() && !found; ++j)
+            if (!matched[j] && same_rule(a, a.rules[i], b, b.rules[j])) found = matched[j] = true;
+        if (!found) lacking.push_back(i);
+    }
+    return lacking;
+}
+
+}  // namespace
+
+std::optional<RuleDifference> rule_difference(const Program& old_p, const Program& new_p) {
+    if (old_p.items.size() != new_p.items.size() || old_p.strata != new_p.strata) return std::nullopt;
+    for (std::size_t i = 0; i < old_p.items.size(); ++i) {
+        const ProgramItem &a = old_p.items[i], &b = new_p.items[i];
+        if (a.name != b.name || a.stored != b.stored || !same_columns(a.columns, b.columns)) return std::nullopt;
+    }
+    return RuleDifference{rules_lacking(old_p, new_p), rules_lacking(new_p, old_p)};
+}
+
+std::vector<std::size_t> rules_of(const Program& p, std::size_t stratum, const std::vector<std::size_t>& rules) {
+    std::vector<std::size_t> out;
+    for (std::size_t r : rules)
+        if (p.stratum_of(p.rules.at(r).item) == stratum) out.push_back(r);
+    return out;
 }
 
 bool reads_changed(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,

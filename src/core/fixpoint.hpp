@@ -8,6 +8,7 @@
 #include "core/no_postgres.hpp"
 #include "core/program.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,25 @@ std::string step_query(const Program& p, std::size_t stratum, const std::string&
 // of a changed base table (reading its deleted or inserted rows) or of a
 // changed item of a lower stratum (reading `changed_items`, which holds the
 // rows those items lost or gained); the other occurrences read the tables,
-// the storage, and for the stratum's own items `state`.
+// the storage, and for the stratum's own items `state`.  Also what the
+// `whole_rules` (a redefinition's rules removed or added) derive, every
+// occurrence read so.
 std::string seed_query(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,
                        const std::vector<bool>& changed_items, Change change, const std::string& changed_items_rows,
-                       const std::string& state, const std::vector<std::string>& excluded);
+                       const std::string& state, const std::vector<std::string>& excluded,
+                       const std::vector<std::size_t>& whole_rules = {});
+
+// Redefinition: the rules of the old program the new one lacks and the
+// reverse, or null where the programs differ otherwise (their items, their
+// columns, their strata).  Rules are the same when they derive the same
+// item through the same template from the same tables and items.
+struct RuleDifference {
+    std::vector<std::size_t> removed;  // of the old program's rules
+    std::vector<std::size_t> added;    // of the new one's
+};
+std::optional<RuleDifference> rule_difference(const Program& old_p, const Program& new_p);
+// The rules among `rules` that derive an item of the stratum.
+std::vector<std::size_t> rules_of(const Program& p, std::size_t stratum, const std::vector<std::size_t>& rules);
 
 // Whether a change of these inputs reaches the stratum at all, and whether
 // it reaches it only through sources (then DRed applies; otherwise the

@@ -186,23 +186,35 @@ bool recompute_stratum(const Program& p, std::size_t stratum, ProgramSets& sets)
     return gone > 0 || fresh > 0;
 }
 
+// A redefinition's rules (fixpoint::RuleDifference) within one stratum:
+// the old program (its rules removed followed when over-deleting, its
+// storage the new one's) and the new.
+struct StratumRules {
+    const Program* old_program = nullptr;
+    std::vector<std::size_t> removed;  // of the old program's rules
+    std::vector<std::size_t> added;    // of the new one's
+};
+
 // DRed for one stratum: over-delete (as of `before`), rederive, insert,
-// each step semi-naive, writing the storage as it goes.  Returns false,
-// having changed nothing, when the over-deletion passes `most` rows (the
-// stratum is then better recomputed); sets `changed`.
+// each step semi-naive, writing the storage as it goes; in a redefinition
+// (`rules`), also what the removed rules derived (over-deleted through the
+// old rules) and what the added ones derive.  Returns false, having changed
+// nothing, when the over-deletion passes `most` rows (the stratum is then
+// better recomputed); sets `changed`.
 bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>& changed_bases,
                   const std::vector<bool>& changed_items, Snapshot before, double size, uint64 most,
-                  ProgramSets& sets, bool& changed, uint64& overdeleted) {
+                  ProgramSets& sets, bool& changed, uint64& overdeleted, const StratumRules& rules = {}) {
     using fixpoint::Change;
     const auto t0 = std::chrono::steady_clock::now();
+    const Program& over = rules.old_program != nullptr ? *rules.old_program : p;
     // 1. over-delete: what lost a derivation, through the stratum's recursion
     sets.clear(deleted_set);
     sets.clear(delta_set);
-    const std::string seed = fixpoint::seed_query(p, stratum, changed_bases, changed_items, Change::Deleted,
-                                                  removed_set, p.storage, {});
+    const std::string seed = fixpoint::seed_query(over, stratum, changed_bases, changed_items, Change::Deleted,
+                                                  removed_set, p.storage, {}, rules.removed);
     uint64 n = seed.empty() ? 0 : sets.run(seed, {deleted_set, delta_set}, before, most + 1);
     uint64 deleted = n;
-    const std::string overdelete_step = fixpoint::step_query(p, stratum, delta_set, p.storage, {deleted_set});
+    const std::string overdelete_step = fixpoint::step_query(over, stratum, delta_set, p.storage, {deleted_set});
     while (n > 0 && deleted <= most && !overdelete_step.empty()) {
         sets.clear(next_set);
         n = sets.run(overdelete_step, {next_set, deleted_set}, before, most + 1, recursion::small_step(n));
@@ -221,7 +233,7 @@ bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>
     const auto t2 = std::chrono::steady_clock::now();
     // 3. insert: what the inserted rows derive, and what follows from it
     const std::string inserted = fixpoint::seed_query(p, stratum, changed_bases, changed_items, Change::Inserted,
-                                                      added_set, p.storage, {p.storage});
+                                                      added_set, p.storage, {p.storage}, rules.added);
     sets.clear(next_set);
     if (!inserted.empty() && sets.run(inserted, {next_set, delta_set, gained_set}) > 0)
         spi::execute(fixpoint::insert_statement(p, next_set));
@@ -328,6 +340,46 @@ MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<Bas
             if (changed)
                 for (std::size_t i : p.strata[s]) changed_items[i] = true;
         }
+    }
+    return finish_program(sets, e);
+}
+
+MaintenanceResult redefine_program(ViewRuntime& view, const Program& old_program,
+                                   const fixpoint::RuleDifference& difference) {
+    const Program& p = *view.analyzed.program;
+    const Oid storage = view.entry.recursive_storage;
+    Program old = old_program;
+    old.storage = p.storage;  // (the table was renamed)
+    lock_for_maintenance(view, storage);
+    Elevated e = enter(view, storage);
+    ProgramSets sets(storage);
+    sets.clear(removed_set);
+    sets.clear(added_set);
+    const double size = estimated_rows(storage);
+    const uint64 most = recursion::overdeletion_limit(recursion::Engine::Fixpoint, size);
+    const std::vector<bool> no_bases(p.bases.size(), false);
+    std::vector<bool> changed_items(p.items.size(), false);
+    for (std::size_t s = 0; s < p.strata.size(); ++s) {
+        const StratumRules rules{&old, fixpoint::rules_of(old, s, difference.removed),
+                                 fixpoint::rules_of(p, s, difference.added)};
+        const bool below = fixpoint::reads_changed(p, s, no_bases, changed_items, false);
+        if (rules.removed.empty() && rules.added.empty() && !below) continue;  // left alone
+        // A change from below read through negation or aggregation, or
+        // meeting rules removed (which read the lower strata as they were):
+        // recomputed.
+        const bool through_joins =
+            !below || (rules.removed.empty() && fixpoint::reads_changed(p, s, no_bases, changed_items, true));
+        bool changed = false;
+        uint64 overdeleted = 0;
+        const bool dred = through_joins && dred_stratum(p, s, no_bases, changed_items, InvalidSnapshot, size, most,
+                                                        sets, changed, overdeleted, rules);
+        if (!dred) changed = recompute_stratum(p, s, sets);
+        call([&] {
+            elog(DEBUG1, "ivm fixpoint: stratum %zu redefined by %zu rules removed and %zu added: %s", s,
+                 rules.removed.size(), rules.added.size(), dred ? "DRed" : "recomputed");
+        });
+        if (changed)
+            for (std::size_t i : p.strata[s]) changed_items[i] = true;
     }
     return finish_program(sets, e);
 }

@@ -1,6 +1,7 @@
 // The SQL interface: ivm.create_view, ivm.drop_view, ivm.refresh_view.
 #include "core/counting.hpp"
 #include "core/dred.hpp"
+#include "core/fixpoint.hpp"
 #include "core/error.hpp"
 #include "core/sql_text.hpp"
 #include "core/triggers.hpp"
@@ -10,6 +11,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/faults.hpp"
+#include "pg/fixpoint_maintenance.hpp"
 #include "pg/heap_swap.hpp"
 #include "pg/window_steps.hpp"
 #include "pg/ddl_events.hpp"
@@ -214,24 +216,30 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage, b
 // What a redefined view keeps of its old definition with its recursive
 // relation's storage (and the rows stored from it).
 struct Redefined {
-    RecursiveRelation relation;
-    std::string view_fill;  // the old query over R, as counting::first_fill_query
+    std::optional<RecursiveRelation> relation;  // a WITH RECURSIVE's R
+    std::optional<Program> program;             // or a program's, its items' table renamed as the new one's
+    std::string view_fill;  // the old query over it, as counting::first_fill_query (naming the table so)
 };
 
 // A redefined view that kept its recursive relation.  Where its query over
-// R is the same and R's rules without R alone changed, the triggers that
-// maintain the view from R come first, then R is redefined by DRed over
-// the rules removed and added; otherwise R is recomputed and the view
-// merged, as fill does.  Returns the view rows inserted and deleted.
+// R is the same and R's rules alone changed (in WITH RECURSIVE, rules
+// without R), the triggers that maintain the view from R come first, then
+// R is redefined by DRed over the rules removed and added; otherwise R is
+// recomputed and the view merged, as fill does.  Returns the view rows
+// inserted and deleted.
 MaintenanceResult redefine(int32 view_id, const AnalyzedView& a, const Redefined& old) {
-    const std::optional<dred::RuleDifference> difference = dred::rule_difference(old.relation, *a.recursive);
-    if (!difference || counting::first_fill_query(a.model) != old.view_fill) return fill(view_id, a, false, true);
+    std::optional<dred::RuleDifference> linear;
+    std::optional<fixpoint::RuleDifference> general;
+    if (old.relation && a.recursive) linear = dred::rule_difference(*old.relation, *a.recursive);
+    if (old.program && a.program) general = fixpoint::rule_difference(*old.program, *a.program);
+    if ((!linear && !general) || counting::first_fill_query(a.model) != old.view_fill) return fill(view_id, a, false, true);
     install_counting_triggers(view_id, a);
     forget_runtime(view_id);
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
     const MaintenanceResult before = view->maintained;
     const double held = estimated_rows(view->entry.recursive_storage);
-    const MaintenanceResult r = redefine_recursive(*view, old.relation, *difference);
+    const MaintenanceResult r = linear ? redefine_recursive(*view, *old.relation, *linear)
+                                       : redefine_program(*view, *old.program, *general);
     // Statistics as autovacuum would renew them (a tenth changed), now.
     if (static_cast<double>(r.rows_added + r.rows_removed) > 0.1 * held) {
         analyze_table(view->entry.recursive_storage);
@@ -241,6 +249,13 @@ MaintenanceResult redefine(int32 view_id, const AnalyzedView& a, const Redefined
     result.rows_added = view->maintained.rows_added - before.rows_added;
     result.rows_removed = view->maintained.rows_removed - before.rows_removed;
     return result;
+}
+
+// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
 }
 
 // What the view's owner (the current user) needs of every base table,
@@ -623,9 +638,14 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     // (redefine, below).
     std::optional<Redefined> kept;
     const AnalyzedView& was = old_view->analyzed;
-    if (same_columns && !entry.deferred && was.recursive && !was.program && d.proposed.recursive &&
-        !d.proposed.program && dred::rule_difference(*was.recursive, *d.proposed.recursive))
-        kept = Redefined{*was.recursive, counting::first_fill_query(was.model)};
+    if (same_columns && !entry.deferred) {
+        if (was.recursive && d.proposed.recursive && dred::rule_difference(*was.recursive, *d.proposed.recursive))
+            kept = Redefined{was.recursive, std::nullopt, counting::first_fill_query(was.model)};
+        else if (was.program && d.proposed.program && d.items &&
+                 fixpoint::rule_difference(*was.program, *d.proposed.program))
+            kept = Redefined{std::nullopt, was.program,
+                             replaced(counting::first_fill_query(was.model), was.program->storage, d.items->name)};
+    }
     old_view.reset();
 
     // Out with the old rules: triggers, recursive relation, query view.
@@ -635,6 +655,16 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     spi::execute("DROP VIEW " + n.query);  // (a program's reads the table of its items)
     if (entry.recursive_storage != InvalidOid && !kept)
         spi::execute("DROP TABLE " + qualified_name(entry.recursive_storage));
+    if (kept && kept->program) {
+        // The new program's items' table, made empty, gives way to the
+        // old one under its name.
+        const Oid made = d.items->oid;
+        const std::string relname = call([&] { return std::string(get_rel_name(made)); });
+        spi::execute("DROP TABLE " + d.items->name);
+        spi::execute("ALTER TABLE " + qualified_name(entry.recursive_storage) + " RENAME TO " +
+                     call([&] { return std::string(quote_identifier(relname.c_str())); }));
+        d.items->oid = entry.recursive_storage;
+    }
 
     // In with the new ones.
     AnalyzedView analyzed = create_query(n, d, entry, kept.has_value());

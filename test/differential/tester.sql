@@ -150,20 +150,25 @@ END $$;
 -- recursive queries ivm evaluates on its own); views.sql fills it.
 CREATE TABLE ivm_dt.equivalent (name text PRIMARY KEY, query text NOT NULL);
 
--- dt_rules is redefined among three sets of rules without its recursive
--- reference (g's edges; and g2's; g2's and g's from a src below 3): ivm
--- keeps R and redefines it by DRed.  Its check reads which set is in force.
+-- dt_rules and dt_rules_nl are redefined among three sets of rules without
+-- their recursive reference (g's edges; and g2's; g2's and g's from a src
+-- below 3): ivm keeps R and redefines it by DRed.  dt_rules_nl's closure is
+-- non-linear, with a stratum above it that negates (ivm's own fixpoint).
+-- Their checks read which set is in force.
 CREATE TABLE ivm_dt.rules (mode int NOT NULL);
-CREATE FUNCTION ivm_dt.rules_definition(mode int) RETURNS text LANGUAGE sql AS $$
+CREATE FUNCTION ivm_dt.rules_definition(mode int, nonlinear boolean DEFAULT false) RETURNS text LANGUAGE sql AS $$
     SELECT 'WITH RECURSIVE tc(x, y) AS (' ||
            (ARRAY['SELECT src, dst FROM g',
                   'SELECT src, dst FROM g UNION SELECT a, b FROM g2',
                   'SELECT a, b FROM g2 UNION SELECT src, dst FROM g WHERE src < 3'])[mode + 1] ||
-           ' UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, y FROM tc'
+           CASE WHEN nonlinear
+                THEN ' UNION SELECT p.x, q.y FROM tc p JOIN tc q ON p.y = q.x), ok(x, y) AS (SELECT x, y FROM tc WHERE NOT EXISTS (SELECT 1 FROM roots WHERE roots.n = tc.y)) SELECT x, y FROM ok'
+                ELSE ' UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, y FROM tc' END
 $$;
 CREATE FUNCTION ivm_dt.redefine_rules(to_mode int) RETURNS bigint LANGUAGE sql AS $$
     UPDATE ivm_dt.rules SET mode = to_mode;
-    SELECT ivm.alter_view('dt_rules', ivm_dt.rules_definition(to_mode));
+    SELECT ivm.alter_view('dt_rules', ivm_dt.rules_definition(to_mode))
+           + ivm.alter_view('dt_rules_nl', ivm_dt.rules_definition(to_mode, true));
 $$;
 
 -- dt_points_to's Andersen rules (addr: g2, copy: g, load: g2 (a = *b),

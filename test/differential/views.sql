@@ -29,6 +29,9 @@ SELECT ivm.create_view('dt_agg_all', 'SELECT count(*) AS n, sum(b) AS sb, max(c)
 -- redefined among three sets of rules by random statements (tester.sql)
 SELECT ivm.create_view('dt_rules', ivm_dt.rules_definition(0));
 INSERT INTO ivm_dt.equivalent VALUES ('dt_rules', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g, ivm_dt.rules m WHERE m.mode < 2 OR src < 3 UNION SELECT a, b FROM g2, ivm_dt.rules m WHERE m.mode > 0 UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, y FROM tc') ON CONFLICT DO NOTHING;
+SELECT ivm.create_view('dt_rules_nl', ivm_dt.rules_definition(0, true));
+-- (its closure composes any two pairs: the closure of the edges its rules give)
+INSERT INTO ivm_dt.equivalent VALUES ('dt_rules_nl', 'WITH RECURSIVE e(x, y) AS (SELECT src, dst FROM g, ivm_dt.rules m WHERE m.mode < 2 OR src < 3 UNION SELECT a, b FROM g2, ivm_dt.rules m WHERE m.mode > 0), tc(x, y) AS (SELECT x, y FROM e UNION SELECT tc.x, e.y FROM tc JOIN e ON tc.y = e.x) SELECT x, y FROM tc WHERE NOT EXISTS (SELECT 1 FROM roots WHERE roots.n = tc.y)') ON CONFLICT DO NOTHING;
 SELECT ivm.create_view('dt_tc_agg', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM g UNION SELECT tc.x, g.dst FROM tc JOIN g ON tc.y = g.src) SELECT x, count(*) AS n, min(y) AS lo FROM tc GROUP BY x');
 -- set operations
 SELECT ivm.create_view('dt_union_all', 'SELECT a AS v, c FROM r UNION ALL SELECT d, NULL FROM s UNION ALL SELECT s.d, r.c FROM r JOIN s ON r.b = s.b');

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace {
@@ -121,6 +122,39 @@ TEST(Fixpoint, LostRowsLookedUpOneByOne) {
     EXPECT_EQ(ivm::fixpoint::delete_statement(p, "gone").find("ARRAY"), std::string::npos);
     EXPECT_NE(ivm::fixpoint::minus(p, "gone", p.storage, true).find(" OFFSET 0)"), std::string::npos);
     EXPECT_EQ(ivm::fixpoint::minus(p, "gone", p.storage).find("OFFSET"), std::string::npos);
+}
+
+// Redefinition: rules match by item, template and what they read (a base
+// by its table, wherever it stands in the list); other items, columns or
+// strata make the programs differ otherwise.
+TEST(FixpointRedefinition, RulesAddedAndRemoved) {
+    const Program old_p = closure();
+    Program new_p = closure();
+    new_p.bases = {"public.s", "public.e"};
+    new_p.rules[0].sources[0].index = 1;
+    new_p.rules.push_back(ProgramRule{0, "SELECT src AS x, dst AS y FROM __ivm_src_1 s", {ProgramSource{false, 0, false, false}}, {}, {}});
+    const std::optional<ivm::fixpoint::RuleDifference> added = ivm::fixpoint::rule_difference(old_p, new_p);
+    ASSERT_TRUE(added.has_value());
+    EXPECT_TRUE(added->removed.empty());
+    EXPECT_EQ(added->added, std::vector<std::size_t>{2});
+    EXPECT_EQ(ivm::fixpoint::rules_of(new_p, 0, added->added), std::vector<std::size_t>{2});
+    const std::optional<ivm::fixpoint::RuleDifference> removed = ivm::fixpoint::rule_difference(new_p, old_p);
+    ASSERT_TRUE(removed.has_value());
+    EXPECT_EQ(removed->removed, std::vector<std::size_t>{2});
+    Program renamed = closure();
+    renamed.items[0].columns[1].type = "bigint";
+    EXPECT_FALSE(ivm::fixpoint::rule_difference(old_p, renamed).has_value());
+}
+
+// What a removed or added rule derives is a seed as a whole: every
+// occurrence read as it is (the stratum's items from the storage).
+TEST(FixpointRedefinition, WholeRulesSeedTheStratum) {
+    const Program p = closure();
+    const std::string seed = ivm::fixpoint::seed_query(p, 0, {false}, {false}, ivm::fixpoint::Change::Deleted,
+                                                       "removed", p.storage, {}, {1});
+    EXPECT_EQ(occurrences(seed, "FROM public.v__ivm_rec __ivm_r"), 2u);  // both occurrences of tc
+    EXPECT_EQ(seed.find("ivm_old_1"), std::string::npos);
+    EXPECT_EQ(seed.find("public.e"), std::string::npos);
 }
 
 }  // namespace
