@@ -207,10 +207,13 @@ bool dred_stratum(const Program& p, std::size_t stratum, const std::vector<bool>
     using fixpoint::Change;
     const auto t0 = std::chrono::steady_clock::now();
     const Program& over = rules.old_program != nullptr ? *rules.old_program : p;
+    // (a redefinition changes no base table; the old program's are its own)
+    const std::vector<bool> over_bases = rules.old_program != nullptr ? std::vector<bool>(over.bases.size(), false)
+                                                                      : changed_bases;
     // 1. over-delete: what lost a derivation, through the stratum's recursion
     sets.clear(deleted_set);
     sets.clear(delta_set);
-    const std::string seed = fixpoint::seed_query(over, stratum, changed_bases, changed_items, Change::Deleted,
+    const std::string seed = fixpoint::seed_query(over, stratum, over_bases, changed_items, Change::Deleted,
                                                   removed_set, p.storage, {}, rules.removed);
     uint64 n = seed.empty() ? 0 : sets.run(seed, {deleted_set, delta_set}, before, most + 1);
     uint64 deleted = n;
