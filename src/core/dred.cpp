@@ -2,6 +2,7 @@
 
 #include "core/counting.hpp"
 #include "core/error.hpp"
+#include "core/matching.hpp"
 #include "core/sql_text.hpp"
 #include "core/tuples.hpp"
 
@@ -293,15 +294,8 @@ bool same_rule(const RecursiveRelation& a, const Rule& x, const RecursiveRelatio
 
 // The rules of `a` that `b` lacks (each rule of b matching one of a's).
 std::vector<std::size_t> rules_lacking(const RecursiveRelation& a, const RecursiveRelation& b) {
-    std::vector<std::size_t> lacking;
-    std::vector<bool> matched(b.rules.size(), false);
-    for (std::size_t i = 0; i < a.rules.size(); ++i) {
-        bool found = false;
-        for (std::size_t j = 0; j < b.rules.size() && !found; ++j)
-            if (!matched[j] && same_rule(a, a.rules[i], b, b.rules[j])) found = matched[j] = true;
-        if (!found) lacking.push_back(i);
-    }
-    return lacking;
+    return unmatched(a.rules.size(), b.rules.size(),
+                     [&](std::size_t i, std::size_t j) { return same_rule(a, a.rules[i], b, b.rules[j]); });
 }
 
 }  // namespace
