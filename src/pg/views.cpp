@@ -634,8 +634,8 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const std::vector<std::string> key_columns = counting::key_columns(d.proposed.model);
     counting::use_key_columns(d.proposed.model, key_columns);
     const bool same_columns = shape(d.proposed.model) == old_shape && key_columns == entry.key_columns;
-    // So does a recursive relation (WITH RECURSIVE) that keeps its columns
-    // (redefine, below).
+    // So does a recursive relation that keeps its columns, or a program's
+    // items' table whose items and strata stay (redefine, above).
     std::optional<Redefined> kept;
     const AnalyzedView& was = old_view->analyzed;
     if (same_columns && !entry.deferred) {
