@@ -94,10 +94,13 @@ build_and_install() {
 
 # A throwaway cluster owned by the postgres OS user (the server refuses to
 # run as root), in a fresh directory that user can read, stopped on exit.
-# start_cluster [PRELOAD [FSYNC]]: shared_preload_libraries (default ivm),
-# fsync (default off).
+# start_cluster [PRELOAD [FSYNC]]: shared_preload_libraries (default ivm
+# with pg_stat_statements tracking nested statements, as production servers
+# often run: its hook reads every statement ivm analyzes), fsync (default off).
 start_cluster() {
-    local preload=${1-ivm} fsync=${2-off}
+    local preload=${1-ivm,pg_stat_statements} fsync=${2-off}
+    local track=""
+    case $preload in *pg_stat_statements*) track="-c pg_stat_statements.track=all" ;; esac
     cluster=$(mktemp -d /tmp/ivm-cluster.XXXXXX)
     chown postgres: "$cluster"
     chmod 700 "$cluster"
@@ -105,7 +108,7 @@ start_cluster() {
     su postgres -s /bin/sh -c "$bindir/initdb -D '$cluster/data' -U postgres -A trust --no-sync" >"$cluster/initdb.log" 2>&1 \
         || { cat "$cluster/initdb.log"; exit 1; }
     PGPORT=$((20000 + RANDOM % 30000))  # unix socket only, in a private directory
-    su postgres -s /bin/sh -c "$bindir/pg_ctl -D '$cluster/data' -l '$cluster/server.log' -w -o \"-k '$cluster' -p $PGPORT -c listen_addresses='' -c fsync=$fsync -c shared_preload_libraries='$preload' -c jit=off\" start" >/dev/null \
+    su postgres -s /bin/sh -c "$bindir/pg_ctl -D '$cluster/data' -l '$cluster/server.log' -w -o \"-k '$cluster' -p $PGPORT -c listen_addresses='' -c fsync=$fsync -c shared_preload_libraries='$preload' $track -c jit=off\" start" >/dev/null \
         || { cat "$cluster/server.log"; exit 1; }
     export PGHOST=$cluster PGPORT PGUSER=postgres PGDATABASE=postgres
 }
