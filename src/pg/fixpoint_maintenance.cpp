@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <unordered_map>
 #include <utility>
 
@@ -307,6 +308,39 @@ void report_stratum(const ViewRuntime& view, std::size_t stratum, bool through_j
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(overdeleted));
 }
 
+// Each stratum in turn, from what changed in its inputs (base tables,
+// lower strata) and, in a redefinition, in its rules (`rules_of`; empty
+// for a change): one that nothing reaches is left alone; one that reads a
+// change through joins only (and meets no removed rule with a lower
+// stratum's change) by DRed, the others recomputed.
+void maintain_strata(const ViewRuntime& view, const Program& p, Oid storage, const std::vector<bool>& changed_bases,
+                     Snapshot before, const std::function<StratumRules(std::size_t)>& rules_of, ProgramSets& sets) {
+    sets.clear(removed_set);
+    sets.clear(added_set);
+    // (one limit for every stratum, from the table holding all items)
+    const double size = estimated_rows(storage);
+    const uint64 most = recursion::overdeletion_limit(recursion::Engine::Fixpoint, size);
+    std::vector<bool> changed_items(p.items.size(), false);
+    for (std::size_t s = 0; s < p.strata.size(); ++s) {
+        const StratumRules rules = rules_of(s);
+        const bool reached = fixpoint::reads_changed(p, s, changed_bases, changed_items, false);
+        if (rules.removed.empty() && rules.added.empty() && !reached) continue;
+        // A change read through negation or aggregation, one from below
+        // meeting removed rules (which read the lower strata as they were),
+        // or an over-deletion of a large part: the stratum is recomputed.
+        const bool through_joins =
+            !reached || (rules.removed.empty() && fixpoint::reads_changed(p, s, changed_bases, changed_items, true));
+        bool changed = false;
+        uint64 overdeleted = 0;
+        const bool dred = through_joins && dred_stratum(p, s, changed_bases, changed_items, before, size, most, sets,
+                                                        changed, overdeleted, rules);
+        if (!dred) changed = recompute_stratum(p, s, sets);
+        report_stratum(view, s, through_joins, dred, overdeleted, most);
+        if (changed)
+            for (std::size_t i : p.strata[s]) changed_items[i] = true;
+    }
+}
+
 }  // namespace
 
 MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<BaseChange>& changes, Snapshot before) {
@@ -320,30 +354,10 @@ MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<Bas
     register_changes(view, changes, view.analyzed.recursive_base_oids);
     Elevated e = enter(view, storage);
     ProgramSets sets(storage);
-    if (missed) {
+    if (missed)
         recompute_program(p, sets);
-    } else {
-        sets.clear(removed_set);
-        sets.clear(added_set);
-        // (one limit for every stratum, from the table holding all items)
-        const double size = estimated_rows(storage);
-        const uint64 most = recursion::overdeletion_limit(recursion::Engine::Fixpoint, size);
-        std::vector<bool> changed_items(p.items.size(), false);
-        for (std::size_t s = 0; s < p.strata.size(); ++s) {
-            if (!fixpoint::reads_changed(p, s, changed_bases, changed_items, false)) continue;
-            bool changed = false;
-            uint64 overdeleted = 0;
-            // A change read through negation or aggregation, or an
-            // over-deletion of a large part: the stratum is recomputed.
-            const bool through_joins = fixpoint::reads_changed(p, s, changed_bases, changed_items, true);
-            const bool dred = through_joins &&
-                              dred_stratum(p, s, changed_bases, changed_items, before, size, most, sets, changed, overdeleted);
-            if (!dred) changed = recompute_stratum(p, s, sets);
-            report_stratum(view, s, through_joins, dred, overdeleted, most);
-            if (changed)
-                for (std::size_t i : p.strata[s]) changed_items[i] = true;
-        }
-    }
+    else
+        maintain_strata(view, p, storage, changed_bases, before, [](std::size_t) { return StratumRules{}; }, sets);
     return finish_program(sets, e);
 }
 
@@ -356,34 +370,16 @@ MaintenanceResult redefine_program(ViewRuntime& view, const Program& old_program
     lock_for_maintenance(view, storage);
     Elevated e = enter(view, storage);
     ProgramSets sets(storage);
-    sets.clear(removed_set);
-    sets.clear(added_set);
-    const double size = estimated_rows(storage);
-    const uint64 most = recursion::overdeletion_limit(recursion::Engine::Fixpoint, size);
-    const std::vector<bool> no_bases(p.bases.size(), false);
-    std::vector<bool> changed_items(p.items.size(), false);
-    for (std::size_t s = 0; s < p.strata.size(); ++s) {
-        const StratumRules rules{&old, fixpoint::rules_of(old, s, difference.removed),
-                                 fixpoint::rules_of(p, s, difference.added)};
-        const bool below = fixpoint::reads_changed(p, s, no_bases, changed_items, false);
-        if (rules.removed.empty() && rules.added.empty() && !below) continue;  // left alone
-        // A change from below read through negation or aggregation, or
-        // meeting rules removed (which read the lower strata as they were):
-        // recomputed.
-        const bool through_joins =
-            !below || (rules.removed.empty() && fixpoint::reads_changed(p, s, no_bases, changed_items, true));
-        bool changed = false;
-        uint64 overdeleted = 0;
-        const bool dred = through_joins && dred_stratum(p, s, no_bases, changed_items, InvalidSnapshot, size, most,
-                                                        sets, changed, overdeleted, rules);
-        if (!dred) changed = recompute_stratum(p, s, sets);
-        call([&] {
-            elog(DEBUG1, "ivm fixpoint: stratum %zu redefined by %zu rules removed and %zu added: %s", s,
-                 rules.removed.size(), rules.added.size(), dred ? "DRed" : "recomputed");
-        });
-        if (changed)
-            for (std::size_t i : p.strata[s]) changed_items[i] = true;
-    }
+    call([&] {
+        elog(DEBUG1, "ivm fixpoint: redefined by %zu rules removed and %zu added", difference.removed.size(),
+             difference.added.size());
+    });
+    maintain_strata(view, p, storage, std::vector<bool>(p.bases.size(), false), InvalidSnapshot,
+                    [&](std::size_t s) {
+                        return StratumRules{&old, fixpoint::rules_of(old, s, difference.removed),
+                                            fixpoint::rules_of(p, s, difference.added)};
+                    },
+                    sets);
     return finish_program(sets, e);
 }
 
