@@ -13,8 +13,12 @@ INSERT INTO dept VALUES (10, 'core', 300), (20, 'web', 100), (30, 'ops', 40), (4
 -- uncorrelated: in WHERE, in the select list, inside an expression
 SELECT ivm.create_view('above_average', 'SELECT id, pay FROM emp WHERE pay > (SELECT avg(pay) FROM emp)');
 SELECT ivm.create_view('pay_share', 'SELECT id, pay, round(100.0 * pay / (SELECT sum(pay) FROM emp), 1) AS percent FROM emp');
--- in HAVING of a grouped query (TPC-H Q11's shape)
+-- in HAVING of a grouped query (TPC-H Q11's shape): the aggregation and
+-- the subquery are parts of their own, and the view compares the one's
+-- rows with the other's, so that a change of the subquery's value reads
+-- the groups' kept sums, not their rows
 SELECT ivm.create_view('big_depts', 'SELECT dept, sum(pay) AS total FROM emp GROUP BY dept HAVING sum(pay) > (SELECT sum(pay) * 0.3 FROM emp)');
+SELECT definition FROM ivm.views WHERE name = 'big_depts'::regclass;
 -- correlated by equality, compared in WHERE (TPC-H Q2, Q17)
 SELECT ivm.create_view('top_paid', 'SELECT e.id, e.dept FROM emp e WHERE e.pay = (SELECT max(x.pay) FROM emp x WHERE x.dept = e.dept)');
 SELECT ivm.create_view('under_half', 'SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.pay < (SELECT 0.5 * avg(x.pay) FROM emp x WHERE x.dept = d.id) + 30');

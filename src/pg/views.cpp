@@ -387,6 +387,9 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
     std::vector<Oid> parts;
     for (;;) {
         bool rewritten = split_window_steps(parsed);
+        // (HAVING first, so that its scalar subqueries are joined after the
+        // aggregation, not below it; again once WHERE's are joined)
+        rewritten |= split_having_step(parsed);
         rewritten |= join_subqueries(parsed);
         rewritten |= split_having_step(parsed);
         rewritten |= wrap_join_trees(parsed);

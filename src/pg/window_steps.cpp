@@ -17,13 +17,16 @@ namespace {
 // by the subquery, once, and read as a column of it.
 struct Grouped {
     List* outputs = NIL;  // of TargetEntry
+    bool keep_subqueries = false;  // HAVING's scalar subqueries stay outside the aggregation
 };
 
 Node* over_groups(Node* node, void* raw) {
     if (node == nullptr || IsA(node, Const)) return node;
     auto* g = static_cast<Grouped*>(raw);
+    if (g->keep_subqueries && IsA(node, SubLink)) return node;
     // (a window function's argument list is mutated element by element)
-    if (!IsA(node, List) && !contain_windowfuncs(node)) return reinterpret_cast<Node*>(read_output(&g->outputs, node, "w"));
+    if (!IsA(node, List) && !contain_windowfuncs(node) && !(g->keep_subqueries && checkExprHasSubLink(node)))
+        return reinterpret_cast<Node*>(read_output(&g->outputs, node, "w"));
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(over_groups), raw);
 }
 
@@ -102,6 +105,7 @@ void split_aggregation(Query* q, Step step) {
         }
         inner->sortClause = NIL;
         Grouped g;
+        g.keep_subqueries = step == Step::Having;
         ListCell* lc;
         foreach (lc, q->targetList) {
             auto* te = static_cast<TargetEntry*>(lfirst(lc));
@@ -109,23 +113,49 @@ void split_aggregation(Query* q, Step step) {
         }
         Node* where = step == Step::Having ? over_groups(q->havingQual, &g) : nullptr;
         read_grouped(q, inner, g);
-        if (step == Step::Having) q->jointree->quals = where;
+        if (step == Step::Having) {
+            q->jointree->quals = where;
+            q->hasSubLinks = checkExprHasSubLink(where);
+            inner->hasSubLinks = false;  // (it had them in HAVING only)
+        }
     });
 }
 
 bool not_from_partial_state(Node* node, void*) {
-    if (node == nullptr) return false;
+    if (node == nullptr || IsA(node, Query)) return false;  // (a subquery's aggregates are its own)
     if (IsA(node, Aggref) && !kept_from_partial_state(reinterpret_cast<Aggref*>(node))) return true;
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(not_from_partial_state), nullptr);
+}
+
+// Whether an expression holds a subquery other than a scalar one that
+// reads nothing of the query it stands in.
+bool other_subquery(Node* node, void*) {
+    if (node == nullptr) return false;
+    if (IsA(node, SubLink)) {
+        const auto* link = reinterpret_cast<SubLink*>(node);
+        return link->subLinkType != EXPR_SUBLINK || contain_vars_of_level(link->subselect, 1);
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(other_subquery), nullptr);
+}
+
+// Subqueries only in HAVING, each scalar and uncorrelated (TPC-H Q11's
+// `HAVING sum(..) > (SELECT sum(..) * 0.0001 ..)`): they stay in the step
+// over the aggregation, where join_subqueries then joins them to its rows.
+// Joined below it, the subquery's value would be a group key, and its every
+// change would move every group.
+bool subqueries_only_in_having(Query* q) {
+    return !checkExprHasSubLink(reinterpret_cast<Node*>(q->targetList)) &&
+           !checkExprHasSubLink(reinterpret_cast<Node*>(q->jointree)) && !other_subquery(q->havingQual, nullptr);
 }
 
 }  // namespace
 
 bool split_having_step(Query* q) {
     if (q->havingQual == nullptr || q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs ||
-        q->hasWindowFuncs || q->distinctClause != NIL || q->hasSubLinks || q->limitCount != nullptr ||
-        q->limitOffset != nullptr || q->rowMarks != NIL || q->hasRecursive)
+        q->hasWindowFuncs || q->distinctClause != NIL || q->limitCount != nullptr || q->limitOffset != nullptr ||
+        q->rowMarks != NIL || q->hasRecursive)
         return false;
+    if (q->hasSubLinks && !call([&] { return subqueries_only_in_having(q); })) return false;
     // Otherwise the aggregation recomputes its groups, and a HAVING on
     // their rows costs nothing more.
     if (not_from_partial_state(reinterpret_cast<Node*>(q->targetList), nullptr) ||
