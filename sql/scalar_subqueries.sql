@@ -121,6 +121,37 @@ SELECT name FROM ivm.views WHERE name::text LIKE 'pay_share%' OR name::text LIKE
 SELECT ivm.drop_view('richest');
 SELECT count(*) FROM ivm.views WHERE name::text LIKE 'richest%';
 
+-- a relation read by WHERE alone, one of its rows replaced by another (a
+-- threshold moving): the rows that meet WHERE with the old row as with the
+-- new derive nothing, and the change reads only those between the two;
+-- a change of several rows, or of a relation the view shows, reads them all
+CREATE TABLE band (lo int, hi int);
+INSERT INTO band VALUES (60, 100);
+INSERT INTO emp SELECT i, 10 + i % 3 * 10, 40 + i * 3, NULL FROM generate_series(3, 30) i;
+SELECT ivm.create_view('in_band', 'SELECT e.id, e.pay FROM emp e, band b WHERE e.pay >= b.lo AND e.pay < b.hi');
+SELECT ivm.create_view('band_shown', 'SELECT e.id, b.lo FROM emp e, band b WHERE e.pay >= b.lo');
+SELECT ivm.create_view('band_count', 'SELECT count(*) AS n FROM emp e, band b WHERE e.pay < b.hi AND e.dept = 20');
+SELECT ivm.create_view('band_above', 'SELECT e.id FROM emp e WHERE e.pay > (SELECT avg(pay) FROM emp) + 10');
+UPDATE band SET lo = 85;
+SELECT count(*) FROM in_band;
+SELECT check_all();
+UPDATE band SET hi = NULL;
+SELECT count(*) FROM in_band;
+SELECT check_all();
+UPDATE band SET hi = 200, lo = 0;
+INSERT INTO band VALUES (90, 95);
+SELECT check_all();
+UPDATE band SET lo = lo + 5;
+DELETE FROM band WHERE lo = 95;
+UPDATE emp SET pay = pay + 30 WHERE id = 4;
+SELECT count(*) FROM in_band;
+SELECT check_all();
+BEGIN;
+UPDATE band SET hi = 120;
+SELECT check_all();
+ROLLBACK;
+SELECT ivm_check('in_band');
+
 -- what stays refused
 -- (inside an IN subquery, a LEFT JOIN is not taken apart)
 SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT e.dept FROM emp e WHERE e.pay > (SELECT count(*) FROM emp x WHERE x.boss = e.id))$$);

@@ -22,6 +22,9 @@ struct Limit {
     std::optional<std::size_t> filtered;
     const char* sign = nullptr;
     bool large = false;
+    // A changed occurrence with a crossing template reads it
+    // (Source::crossing_template), its change checked for one row replaced.
+    bool crossing = false;
 };
 
 // One term of the telescoped delta: the template with each occurrence bound

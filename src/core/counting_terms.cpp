@@ -172,7 +172,17 @@ std::string term_query(const CountingView& view, const Block& block, const std::
         const std::size_t k = *limit.filtered;
         ctes.push_back(changed_rows(k) + " AS (" + source_query(view, block, k, State::Delta) + ")");
     }
-    const std::string& spj = limit.filtered ? block.sources.at(*limit.filtered).filtered_template : block.spj_template;
+    const std::string* spj = limit.filtered ? &block.sources.at(*limit.filtered).filtered_template : &block.spj_template;
+    for (std::size_t k = 0; limit.crossing && !limit.filtered && k < block.sources.size(); ++k) {
+        if (states[k] != State::Delta || block.sources[k].crossing_template.empty()) continue;
+        // Whether the change is one row counted -m and one +m: then the
+        // rows that take both alike derive nothing.
+        ctes.push_back("__ivm_pair AS (SELECT pg_catalog.count(*)" + sql::op("=") + "2 AND pg_catalog.sum(__ivm_cnt)" +
+                       sql::op("=") + "0 AND pg_catalog.min(__ivm_cnt)" + sql::op("<") + "0 AS __ivm_ok FROM " +
+                       source_placeholder(k) + ")");
+        spj = &block.sources[k].crossing_template;
+        break;
+    }
     const std::string count = factors.empty() ? "1::bigint" : sql::join(factors, sql::op("*"));
     std::string outputs;
     if (view.blocks.size() > 1) {
@@ -190,7 +200,7 @@ std::string term_query(const CountingView& view, const Block& block, const std::
     }
     const std::string tag = view.arms == 0 ? "" : ", " + std::to_string(side) + " AS __ivm_side";
     return "SELECT " + outputs + (outputs.empty() ? "" : ", ") + count + " AS __ivm_cnt" + tag + " FROM (" + with_clause(ctes) +
-           spj + ") __ivm_t";
+           *spj + ") __ivm_t";
 }
 
 std::string arm_column(const std::string& prefix, int arm) { return prefix + std::to_string(arm + 1); }
@@ -283,7 +293,11 @@ std::string changed_terms(const CountingView& view, const std::vector<bool>& cha
             const std::size_t k = changed[j];
             if (block.sources[k].role == Role::Linear) {
                 states[k] = State::Delta;
-                terms.push_back(term_query(view, block, states, arm, Limit{std::nullopt, nullptr, large}));
+                // (Groups are recomputed from their rows, which the template
+                // does not show: a row changed there marks its group even
+                // where its derivations cancel.)
+                terms.push_back(term_query(view, block, states, arm,
+                                           Limit{std::nullopt, nullptr, large, view.shape() != Shape::Groups}));
                 continue;
             }
             // Not linear: the rows the change can alter, as they are now

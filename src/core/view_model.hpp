@@ -55,6 +55,12 @@ struct Source {
     // can alter; it reads the changed rows (inserted and deleted) from
     // "__ivm_chg_<k+1>".
     std::string filtered_template;
+    // Linear occurrences read by WHERE's conditions alone: the block's
+    // template with a condition added that holds for every row of the other
+    // relations those conditions take differently with the old row and the
+    // new one, where the change replaced one row by another (the other rows'
+    // derivations cancel); see pg/crossing_filter.hpp.  Empty: none.
+    std::string crossing_template;
     // Non-linear occurrences read the relation as it was before the
     // statement as true rows, not signed counts, told apart by `row`: the
     // columns the query uses, with their equality, and a unique key when

@@ -6,6 +6,7 @@
 #include "core/sql_text.hpp"
 #include "core/tuples.hpp"
 #include "pg/boundary.hpp"
+#include "pg/crossing_filter.hpp"
 #include "pg/catalog.hpp"
 #include "pg/expand_views.hpp"
 #include "pg/full_joins.hpp"
@@ -305,7 +306,7 @@ void add_group_filter(Query* q, const std::vector<Expr*>& keys, bool first_never
 
 std::string build_template(Query* q, const char* cte, Extra extra, const std::vector<std::string>* names = nullptr,
                            int filtered = -1, const std::vector<Expr*>* group_filter = nullptr,
-                           bool first_never_null = false) {
+                           bool first_never_null = false, int crossing = -1) {
     Query* t = call([&] {
         auto* copy = static_cast<Query*>(copyObjectImpl(q));
         unname_joins(copy);
@@ -372,15 +373,22 @@ std::string build_template(Query* q, const char* cte, Extra extra, const std::ve
         add_change_filter(t, occurrences.at(static_cast<std::size_t>(filtered)), changed.c_str());
     }
     if (group_filter != nullptr) call([&] { add_group_filter(t, *group_filter, first_never_null); });
+    if (crossing >= 0 && !add_crossing_filter(t, occurrences.at(static_cast<std::size_t>(crossing)))) return "";
     return deparse(t);
 }
 
-// The block's template, and for each non-linear occurrence its filtered one.
+// The block's template, for each non-linear occurrence its filtered one,
+// and for each linear one read by WHERE alone its crossing one.
 void fill_templates(Block& block, Query* q, const char* cte, const std::vector<std::string>* names = nullptr) {
     block.spj_template = build_template(q, cte, Extra::Counts, names);
-    for (std::size_t k = 0; k < block.sources.size(); ++k)
+    for (std::size_t k = 0; k < block.sources.size(); ++k) {
+        const int occurrence = static_cast<int>(k);
         if (block.sources[k].role != Source::Role::Linear)
-            block.sources[k].filtered_template = build_template(q, cte, Extra::Counts, names, static_cast<int>(k));
+            block.sources[k].filtered_template = build_template(q, cte, Extra::Counts, names, occurrence);
+        else
+            block.sources[k].crossing_template =
+                build_template(q, cte, Extra::Counts, names, -1, nullptr, false, occurrence);
+    }
 }
 
 }  // namespace

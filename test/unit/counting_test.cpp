@@ -103,6 +103,32 @@ TEST(CountingDelta, TheOuterRelationOfASubqueryChangesByDelta) {
     EXPECT_NE(sql.find("FROM ivm_new_1"), std::string::npos);
 }
 
+// r, s WHERE r.b > s.b: s is read by WHERE alone, so its delta term may
+// read the crossing template.
+TEST(CountingDelta, AReplacedRowOfARelationReadByWhereAloneReadsTheCrossingTemplate) {
+    CountingView v = join_view();
+    v.blocks[0].spj_template += " WHERE r.b > s.b";
+    v.blocks[0].sources[1].crossing_template = v.blocks[0].spj_template + " AND crossing";
+    const std::string sql = ivm::counting::delta_query(v, {false, true});
+    EXPECT_NE(sql.find("__ivm_pair AS (SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 2 AND pg_catalog.sum(__ivm_cnt) "
+                       "OPERATOR(pg_catalog.=) 0 AND pg_catalog.min(__ivm_cnt) OPERATOR(pg_catalog.<) 0 AS __ivm_ok FROM __ivm_src_2)"),
+              std::string::npos);
+    EXPECT_EQ(occurrences(sql, " AND crossing"), 1u);
+    // r's change (and r's term when both change) reads the plain template
+    EXPECT_EQ(ivm::counting::delta_query(v, {true, false}).find("crossing"), std::string::npos);
+    const std::string both = ivm::counting::delta_query(v, {true, true});
+    EXPECT_EQ(occurrences(both, " AND crossing"), 1u);
+    EXPECT_EQ(occurrences(both, "FROM (WITH "), 2u);
+    // a keyed view's change is written without netting: never
+    // nor where groups are recomputed from their rows
+    CountingView grouped = v;
+    grouped.aggregate = true;
+    grouped.group_keys = {v.columns[0]};
+    EXPECT_EQ(ivm::counting::delta_query(grouped, {false, true}).find("crossing"), std::string::npos);
+    v.keying = {true, false};
+    EXPECT_EQ(ivm::counting::keyed_delta_query(v, 1).find("crossing"), std::string::npos);
+}
+
 TEST(CountingDelta, SelfJoinChangesBothOccurrences) {
     std::string sql = ivm::counting::delta_query(self_join_view(), {true});
     EXPECT_EQ(occurrences(sql, "FROM (WITH "), 2u);
@@ -200,6 +226,11 @@ TEST(CountingStorage, FirstFillInsertsThenIndexes) {
     EXPECT_NE(sql.find("GROUP BY"), std::string::npos);
     EXPECT_EQ(sql.find("RETURNING"), std::string::npos);  // the rows are not kept twice
     EXPECT_FALSE(ivm::counting::first_fill_writes_view_rows(v));  // counts add up to the view's rows
+    // nor where groups are recomputed from their rows
+    CountingView grouped = v;
+    grouped.aggregate = true;
+    grouped.group_keys = {v.columns[0]};
+    EXPECT_EQ(ivm::counting::delta_query(grouped, {false, true}).find("crossing"), std::string::npos);
     v.keying = {true, false};
     sql = ivm::counting::first_fill_statement(v);
     EXPECT_EQ(sql.find("GROUP BY"), std::string::npos);
