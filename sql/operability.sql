@@ -97,6 +97,34 @@ SELECT * FROM unreached_nl ORDER BY a;
 SELECT ivm.drop_view('unreached_nl');
 DELETE FROM route WHERE (a, b) = (4, 1);
 
+-- an UPDATE that sets no column a view reads changes none of its rows: the
+-- view is not maintained (ivm.stats counts no run); one that sets a column
+-- it reads (anywhere in the query), or one whose generated columns follow,
+-- or under a BEFORE ROW trigger that may change any column, is
+CREATE TABLE member (id int PRIMARY KEY, pts int, seen text, twice int GENERATED ALWAYS AS (pts * 2) STORED);
+INSERT INTO member (id, pts, seen) SELECT i, i % 7, 'never' FROM generate_series(1, 20) i;
+SELECT ivm.create_view('member_pts', 'SELECT pts, count(*) AS n FROM member GROUP BY pts');
+SELECT ivm.create_view('member_twice', 'SELECT id FROM member WHERE twice > 8');
+SELECT ivm.create_view('member_seen', 'SELECT m.id FROM member m JOIN member o ON o.id = m.id + 1 WHERE o.seen = ''today''');
+SELECT ivm.reset_stats();
+UPDATE member SET seen = 'today' WHERE id < 10;
+SELECT name, maintenance_runs FROM ivm.stats WHERE name::text LIKE 'member%' ORDER BY 1;
+UPDATE member SET pts = pts + 1 WHERE id = 4;
+SELECT name, maintenance_runs FROM ivm.stats WHERE name::text LIKE 'member%' ORDER BY 1;
+SELECT ivm_check('member_pts'), ivm_check('member_twice'), ivm_check('member_seen');
+CREATE FUNCTION member_bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.pts := NEW.pts + 10; RETURN NEW; END $$;
+CREATE TRIGGER member_bump BEFORE UPDATE ON member FOR EACH ROW EXECUTE FUNCTION member_bump();
+SELECT ivm.reset_stats();
+UPDATE member SET seen = 'again' WHERE id = 5;
+SELECT name, maintenance_runs FROM ivm.stats WHERE name::text LIKE 'member%' ORDER BY 1;
+SELECT ivm_check('member_pts'), ivm_check('member_twice'), ivm_check('member_seen');
+SELECT * FROM member_pts WHERE pts > 10;
+SELECT ivm.drop_view('member_pts');
+SELECT ivm.drop_view('member_twice');
+SELECT ivm.drop_view('member_seen');
+DROP TABLE member;
+DROP FUNCTION member_bump();
+
 SELECT ivm.drop_view('reach');
 SELECT ivm.drop_view('stock_totals');
 SELECT ivm.drop_view('stock_cities');

@@ -993,8 +993,15 @@ std::vector<Source> block_sources(const std::vector<Occurrence>& occurrences, An
         } else if (!reads_recursive && o.role != Source::Role::Linear) {
             describe_rows(o, relid, source);
         }
+        const bool table = !reads_recursive && relid == rte->relid;
         auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
         source.base = static_cast<std::size_t>(it - out.base_oids.begin());
+        if (out.columns_read.size() <= source.base) out.columns_read.resize(source.base + 1);
+        const std::optional<std::vector<AttrNumber>> read =
+            table && o.role == Source::Role::Linear ? columns_read(o) : std::nullopt;
+        std::vector<AttrNumber>& columns = out.columns_read[source.base];
+        if (read) columns.insert(columns.end(), read->begin(), read->end());
+        else columns.push_back(0);
         if (it == out.base_oids.end()) {
             out.base_oids.push_back(relid);
             out.model.bases.push_back(reads_recursive ? recursive_storage : qualified_name(relid));

@@ -19,6 +19,10 @@ namespace ivm::pg {
 struct AnalyzedView {
     CountingView model;
     std::vector<Oid> base_oids;  // parallel to model.bases
+    // Per base: the columns its linear occurrences in tables read; a 0 among
+    // them: every column (a whole-row reference, a view's storage, a table
+    // read by a subquery or the nullable side of an outer join).
+    std::vector<std::vector<AttrNumber>> columns_read;
     bool ignored_order_by = false;
     std::optional<RecursiveRelation> recursive;
     std::vector<Oid> recursive_base_oids;  // parallel to recursive->bases, or program->bases

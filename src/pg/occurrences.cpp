@@ -288,17 +288,18 @@ struct UsedWalk {
     int depth;
     List* attnos;
     Query* queries[max_used_depth];  // by depth below the owner
+    bool whole = false;  // a whole-row or system column reference (of it, or of a join)
 };
 bool mark_used(Node* node, void* raw) {
     if (node == nullptr) return false;
     auto* w = static_cast<UsedWalk*>(raw);
     if (IsA(node, Var)) {
         auto* var = reinterpret_cast<Var*>(node);
-        if (static_cast<int>(var->varno) == w->rtindex && static_cast<int>(var->varlevelsup) == w->depth &&
-            var->varattno > 0)
-            w->attnos = list_append_unique_int(w->attnos, var->varattno);
+        const bool own = static_cast<int>(var->varno) == w->rtindex && static_cast<int>(var->varlevelsup) == w->depth;
+        if (own && var->varattno > 0) w->attnos = list_append_unique_int(w->attnos, var->varattno);
         const int level = w->depth - static_cast<int>(var->varlevelsup);
         RangeTblEntry* rte = level >= 0 ? rt_fetch(var->varno, w->queries[level]->rtable) : nullptr;
+        if (var->varattno <= 0 && (own || (rte != nullptr && rte->rtekind == RTE_JOIN))) w->whole = true;
         if (rte != nullptr && rte->rtekind == RTE_JOIN && var->varattno > 0) {
             const int depth = w->depth;
             w->depth = level;  // the alias column's Vars are relative to the join's query
@@ -369,14 +370,30 @@ void add_change_filter(Query* q, const Occurrence& o, const char* changed) {
     });
 }
 
-std::vector<AttrNumber> used_columns(const Occurrence& o) {
+namespace {
+
+UsedWalk walk_used(const Occurrence& o) {
     UsedWalk w{o.rtindex, 0, NIL, {o.owner}};
     call([&] { query_tree_walker(o.owner, reinterpret_cast<bool (*)()>(mark_used), &w, QTW_IGNORE_JOINALIASES); });
-    std::vector<AttrNumber> attnos;
+    return w;
+}
+
+std::vector<AttrNumber> sorted(List* attnos) {
+    std::vector<AttrNumber> out;
     ListCell* lc;
-    foreach (lc, w.attnos) attnos.push_back(static_cast<AttrNumber>(lfirst_int(lc)));
-    std::sort(attnos.begin(), attnos.end());
-    return attnos;
+    foreach (lc, attnos) out.push_back(static_cast<AttrNumber>(lfirst_int(lc)));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+std::vector<AttrNumber> used_columns(const Occurrence& o) { return sorted(walk_used(o).attnos); }
+
+std::optional<std::vector<AttrNumber>> columns_read(const Occurrence& o) {
+    const UsedWalk w = walk_used(o);
+    if (w.whole) return std::nullopt;
+    return sorted(w.attnos);
 }
 
 void check_relation(RangeTblEntry* rte) { refuse_relation(rte); }

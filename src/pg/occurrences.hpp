@@ -8,6 +8,7 @@
 #include "core/view_model.hpp"
 #include "pg/pg.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace ivm::pg {
@@ -64,5 +65,8 @@ void check_relation(RangeTblEntry* rte);
 
 // The columns of the occurrence's relation that the query uses.
 std::vector<AttrNumber> used_columns(const Occurrence& occurrence);
+// The same, or none where the query also reads its whole row or a system
+// column (or a join's whole row): every column counts as read.
+std::optional<std::vector<AttrNumber>> columns_read(const Occurrence& occurrence);
 
 }  // namespace ivm::pg

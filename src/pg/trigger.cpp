@@ -181,6 +181,13 @@ void net_repeated_changes(std::vector<BaseChange>& changes, const std::vector<bo
 // Gathers the saved deltas per base (concatenating several firings of one
 // base) and maintains the view, or its recursive relation.
 void maintain(PendingKey key, std::vector<Firing>& firings) {
+    // Only UPDATEs of columns the view does not read: nothing changed.
+    if (std::all_of(firings.begin(), firings.end(), [](const Firing& f) {
+            return f.before || (!f.truncate && f.new_rows == nullptr && f.old_rows == nullptr);
+        })) {
+        for (Firing& f : firings) release(f);
+        return;
+    }
     uint64 rows = 0;
     for (const Firing& f : firings) rows += rows_in(f.new_rows) + rows_in(f.old_rows);
     spi::connect();
@@ -233,17 +240,49 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
     spi::finish();
 }
 
+// Whether an UPDATE of `rel` (a base of the view's query, not its
+// recursive relation) may have changed a column the view reads.  The
+// statement's updated columns (tg_updatedcols: those it sets and the
+// generated columns that follow them) are all that changed, unless a
+// BEFORE ROW trigger changed others, or the table has partitions or
+// children with triggers of their own.  An UPDATE of other columns (a
+// last_login, a counter the view does not show) leaves every row of the
+// view as it was: the view is not maintained at all.
+bool reads_updated_columns(const ViewRuntime& view, Relation rel, const Bitmapset* updated) {
+    if (updated == nullptr || rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relhassubclass ||
+        (rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row))
+        return true;
+    const int b = view.base_index(RelationGetRelid(rel));
+    const std::vector<std::vector<AttrNumber>>& read = view.analyzed.columns_read;
+    if (b < 0 || static_cast<std::size_t>(b) >= read.size()) return true;
+    const std::vector<AttrNumber>& columns = read[static_cast<std::size_t>(b)];
+    if (std::find(columns.begin(), columns.end(), 0) != columns.end()) return true;
+    int member = -1;
+    while ((member = bms_next_member(updated, member)) >= 0) {
+        const int attno = member + FirstLowInvalidHeapAttributeNumber;
+        if (attno <= 0 || std::find(columns.begin(), columns.end(), attno) != columns.end()) return true;
+    }
+    return false;
+}
+
 // Takes the view's writer locks (view_locks.hpp) as a writer of the base
 // this BEFORE trigger fires for, before the statement touches any row: the
 // lock order is the view's writer locks, then base rows, then the storage
 // and its row keys.  A writer that waits here for another holds no row of
 // this statement the other may be waiting for.  Maintenance takes them
 // again (held: no wait), or more where the statement changed more.
-void lock_writers_early(PendingKey key, Relation rel, bool truncate) {
+void lock_writers_early(PendingKey key, Relation rel, bool truncate, const Bitmapset* updated) {
     spi::connect();
     std::shared_ptr<ViewRuntime> holder = runtime_for_locks(key.view_id);
     const ViewRuntime& view = *holder;
     const Oid base = firing_base(view, key, rel);
+    // An UPDATE of columns the view does not read writes nothing of it.
+    if (updated != nullptr && !key.recursive && base == RelationGetRelid(rel) &&
+        !reads_updated_columns(view, rel, updated)) {
+        holder.reset();
+        spi::finish();
+        return;
+    }
     const std::size_t bases = view.analyzed.base_oids.size();
     if (view.entry.populated) {
         std::optional<std::size_t> shared;
@@ -285,7 +324,8 @@ IVM_SQL_FUNCTION(ivm_before_base_change) {
     if (key.recursive && firings.empty())
         firing.snapshot = copy_of_active_snapshot();
     firings.push_back(firing);
-    lock_writers_early(key, data->tg_relation, TRIGGER_FIRED_BY_TRUNCATE(data->tg_event));
+    lock_writers_early(key, data->tg_relation, TRIGGER_FIRED_BY_TRUNCATE(data->tg_event),
+                       TRIGGER_FIRED_BY_UPDATE(data->tg_event) ? data->tg_updatedcols : nullptr);
     return PointerGetDatum(nullptr);
 }
 
@@ -304,9 +344,19 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
     firing.command = call([] { return GetActiveSnapshot()->curcid; });
     spi::connect();
-    const Oid base = firing_base(*runtime_for_locks(key.view_id), key, data->tg_relation);
+    std::shared_ptr<ViewRuntime> view = runtime_for_locks(key.view_id);
+    const Oid base = firing_base(*view, key, data->tg_relation);
+    const bool unread = !key.recursive && base == firing.relid && TRIGGER_FIRED_BY_UPDATE(data->tg_event) &&
+                        !reads_updated_columns(*view, data->tg_relation, data->tg_updatedcols);
+    view.reset();
     spi::finish();
-    if (base != firing.relid) {
+    if (unread) {
+        // (no rows: answers its BEFORE, changes nothing)
+        if (unanswered > 1) {
+            firings.push_back(firing);
+            return PointerGetDatum(nullptr);
+        }
+    } else if (base != firing.relid) {
         // A partition or child table: its rows stand for rows of the base.
         TupleDesc from = RelationGetDescr(data->tg_relation);
         TupleDesc to = base_descriptor(base);
@@ -328,7 +378,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
         firings.push_back(firing);
         return PointerGetDatum(nullptr);
     }
-    if (base == RelationGetRelid(data->tg_relation)) {
+    if (base == RelationGetRelid(data->tg_relation) && !unread) {
         firing.new_rows = data->tg_newtable;
         firing.old_rows = data->tg_oldtable;
     }
