@@ -108,6 +108,11 @@ SELECT ivm.create_view('dt_scalar_corr', 'SELECT r.a, r.b FROM r WHERE r.a >= (S
 SELECT ivm.create_view('dt_scalar_having', 'SELECT b, sum(a) AS sa FROM r GROUP BY b HAVING sum(a) > (SELECT sum(d) FROM s) / 4');
 SELECT ivm.create_view('dt_scalar_nested', 'SELECT t.d, t.e FROM t WHERE t.d IN (SELECT s.b FROM s WHERE s.d < (SELECT sum(r.a) FROM r WHERE r.b = s.b))');
 SELECT ivm.create_view('dt_scalar_left', 'SELECT t.d, t.e, (SELECT count(*) FROM s WHERE s.d = t.d) AS n FROM t WHERE t.d > (SELECT count(*) FROM r WHERE r.b = t.d) OR t.e IS NULL');
+-- a relation read by WHERE alone: where its change replaces one row by
+-- another, only the rows its conditions take differently are re-derived
+-- (crossing_filter.cpp); the same table on both sides, and a part
+SELECT ivm.create_view('dt_cross_self', 'SELECT r1.a, r1.c FROM r r1, r r2 WHERE r1.b > r2.a AND r2.c = ''x''');
+SELECT ivm.create_view('dt_cross_part', 'SELECT t.e, count(*) AS n FROM t WHERE t.d >= (SELECT min(d) FROM s WHERE b > 1) GROUP BY t.e');
 SELECT ivm.create_view('dt_exists_grouped', 'SELECT t.d, t.e FROM t WHERE EXISTS (SELECT 1 FROM s WHERE s.d = t.d GROUP BY s.b HAVING count(*) > 1)');
 SELECT ivm.create_view('dt_in_agg', 'SELECT s.b, s.d FROM s WHERE s.b IN (SELECT b FROM r GROUP BY b HAVING count(*) > 1)');
 SELECT ivm.create_view('dt_scalar_with', 'WITH q AS (SELECT b, sum(a) AS n FROM r GROUP BY b) SELECT q.b, q.n FROM q WHERE q.n = (SELECT max(n) FROM q)');
