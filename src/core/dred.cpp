@@ -307,14 +307,8 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
 
 std::optional<RuleDifference> rule_difference(const RecursiveRelation& old_r, const RecursiveRelation& new_r) {
     if (old_r.storage != new_r.storage || old_r.fixed_width != new_r.fixed_width ||
-        old_r.columns.size() != new_r.columns.size())
+        !same_columns(old_r.columns, new_r.columns))
         return std::nullopt;
-    for (std::size_t i = 0; i < old_r.columns.size(); ++i) {
-        const Column &a = old_r.columns[i], &b = new_r.columns[i];
-        if (a.name != b.name || a.type != b.type || a.equality != b.equality || a.image != b.image ||
-            a.hashable != b.hashable || a.leads_key != b.leads_key || a.hashed != b.hashed)
-            return std::nullopt;
-    }
     RuleDifference d{rules_lacking(old_r, new_r), rules_lacking(new_r, old_r)};
     // (the recursive rule is the same in both, or R is recomputed)
     for (std::size_t i : d.removed)

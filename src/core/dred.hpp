@@ -13,6 +13,7 @@
 //     statement (its transition tables maintain the views that read R).
 #pragma once
 #include "core/no_postgres.hpp"
+#include "core/matching.hpp"
 #include "core/view_model.hpp"
 
 #include <optional>
@@ -113,10 +114,6 @@ std::string stored_at_query(const RecursiveRelation& r);
 // old rules (step 1), rederived through the new ones (step 2, as for a
 // change), and what the added rules derive is inserted (step 3); step 4
 // applies it as for a change.
-struct RuleDifference {
-    std::vector<std::size_t> removed;  // rules of the old relation the new one lacks
-    std::vector<std::size_t> added;    // rules of the new relation the old one lacks
-};
 // Null where R cannot be redefined so: its columns, storage or recursive
 // rule differ.  Rules are the same when they read the same tables the same
 // way through the same template.

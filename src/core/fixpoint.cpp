@@ -177,15 +177,6 @@ std::string seed_query(const Program& p, std::size_t stratum, const std::vector<
 
 namespace {
 
-bool same_columns(const std::vector<Column>& a, const std::vector<Column>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (a[i].name != b[i].name || a[i].type != b[i].type || a[i].equality != b[i].equality ||
-            a[i].image != b[i].image || a[i].not_null != b[i].not_null)
-            return false;
-    return true;
-}
-
 bool same_rule(const Program& a, const ProgramRule& x, const Program& b, const ProgramRule& y) {
     if (x.item != y.item || x.sql_template != y.sql_template || x.sources.size() != y.sources.size() ||
         x.other_items != y.other_items || x.other_bases.size() != y.other_bases.size())

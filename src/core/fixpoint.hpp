@@ -6,6 +6,7 @@
 // a set kept between the steps.
 #pragma once
 #include "core/no_postgres.hpp"
+#include "core/matching.hpp"
 #include "core/program.hpp"
 
 #include <optional>
@@ -46,10 +47,6 @@ std::string seed_query(const Program& p, std::size_t stratum, const std::vector<
 // reverse, or null where the programs differ otherwise (their items, their
 // columns, their strata).  Rules are the same when they derive the same
 // item through the same template from the same tables and items.
-struct RuleDifference {
-    std::vector<std::size_t> removed;  // of the old program's rules
-    std::vector<std::size_t> added;    // of the new one's
-};
 std::optional<RuleDifference> rule_difference(const Program& old_p, const Program& new_p);
 // The rules among `rules` that derive an item of the stratum.
 std::vector<std::size_t> rules_of(const Program& p, std::size_t stratum, const std::vector<std::size_t>& rules);

@@ -21,4 +21,11 @@ std::vector<std::size_t> unmatched(std::size_t a, std::size_t b, Same same) {
     return left;
 }
 
+// A redefinition's rules: those of the old definition the new one lacks,
+// and those of the new one the old one lacks (indexes into each's rules).
+struct RuleDifference {
+    std::vector<std::size_t> removed;
+    std::vector<std::size_t> added;
+};
+
 }  // namespace ivm

@@ -28,6 +28,20 @@ struct Column {
     bool image = false;
 };
 
+// Whether two columns are alike in every property: a storage made for one
+// serves the other.
+inline bool same_column(const Column& a, const Column& b) {
+    return a.name == b.name && a.equality == b.equality && a.hashable == b.hashable && a.type == b.type &&
+           a.not_null == b.not_null && a.leads_key == b.leads_key && a.integer == b.integer && a.hashed == b.hashed &&
+           a.image == b.image;
+}
+inline bool same_columns(const std::vector<Column>& a, const std::vector<Column>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!same_column(a[i], b[i])) return false;
+    return true;
+}
+
 // One occurrence of a base relation in the FROM tree of a block.
 // Occurrence k (from 0) appears in the block's template as relation
 // "__ivm_src_<k+1>" with a derivation count column "__ivm_cnt", and the

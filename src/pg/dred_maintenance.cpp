@@ -283,7 +283,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
 }
 
 MaintenanceResult redefine_recursive(ViewRuntime& view, const RecursiveRelation& old_rel,
-                                     const dred::RuleDifference& difference) {
+                                     const RuleDifference& difference) {
     const RecursiveRelation& rel = *view.analyzed.recursive;
     const Oid storage = view.entry.recursive_storage;
     lock_for_maintenance(view, storage);

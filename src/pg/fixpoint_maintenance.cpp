@@ -187,7 +187,7 @@ bool recompute_stratum(const Program& p, std::size_t stratum, ProgramSets& sets)
     return gone > 0 || fresh > 0;
 }
 
-// A redefinition's rules (fixpoint::RuleDifference) within one stratum:
+// A redefinition's rules (RuleDifference) within one stratum:
 // the old program (its rules removed followed when over-deleting, its
 // storage the new one's) and the new.
 struct StratumRules {
@@ -362,7 +362,7 @@ MaintenanceResult apply_program_changes(ViewRuntime& view, const std::vector<Bas
 }
 
 MaintenanceResult redefine_program(ViewRuntime& view, const Program& old_program,
-                                   const fixpoint::RuleDifference& difference) {
+                                   const RuleDifference& difference) {
     const Program& p = *view.analyzed.program;
     const Oid storage = view.entry.recursive_storage;
     Program old = old_program;

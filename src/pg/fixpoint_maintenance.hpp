@@ -17,6 +17,6 @@ MaintenanceResult refresh_program(ViewRuntime& view);
 // removed and added (recomputed where a lower stratum's change meets a
 // removed rule or is read through negation).  Needs SPI.
 MaintenanceResult redefine_program(ViewRuntime& view, const Program& old_program,
-                                   const fixpoint::RuleDifference& difference);
+                                   const RuleDifference& difference);
 
 }  // namespace ivm::pg

@@ -112,7 +112,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
 // derived it becomes what the view's rules derive, by DRed over the rules
 // removed and added, not recomputed.
 MaintenanceResult redefine_recursive(ViewRuntime& view, const RecursiveRelation& old_rel,
-                                     const dred::RuleDifference& difference);
+                                     const RuleDifference& difference);
 // Makes the recursive relation equal to its definition evaluated now.
 MaintenanceResult refresh_recursive(ViewRuntime& view);
 // The same for a recursive relation just made (create_definition), still

@@ -228,8 +228,8 @@ struct Redefined {
 // recomputed and the view merged, as fill does.  Returns the view rows
 // inserted and deleted.
 MaintenanceResult redefine(int32 view_id, const AnalyzedView& a, const Redefined& old) {
-    std::optional<dred::RuleDifference> linear;
-    std::optional<fixpoint::RuleDifference> general;
+    std::optional<RuleDifference> linear;
+    std::optional<RuleDifference> general;
     if (old.relation && a.recursive) linear = dred::rule_difference(*old.relation, *a.recursive);
     if (old.program && a.program) general = fixpoint::rule_difference(*old.program, *a.program);
     if ((!linear && !general) || counting::first_fill_query(a.model) != old.view_fill) return fill(view_id, a, false, true);

@@ -230,11 +230,11 @@ ivm::RecursiveRelation closure_of_e_and_s() {
 // Redefinition: rules match by template and the tables they read, wherever
 // those stand in the lists of bases.
 TEST(DRedRedefinition, RulesWithoutRAddedAndRemoved) {
-    const std::optional<ivm::dred::RuleDifference> added = ivm::dred::rule_difference(closure_of_e(), closure_of_e_and_s());
+    const std::optional<ivm::RuleDifference> added = ivm::dred::rule_difference(closure_of_e(), closure_of_e_and_s());
     ASSERT_TRUE(added.has_value());
     EXPECT_TRUE(added->removed.empty());
     EXPECT_EQ(added->added, std::vector<std::size_t>{1});
-    const std::optional<ivm::dred::RuleDifference> removed = ivm::dred::rule_difference(closure_of_e_and_s(), closure_of_e());
+    const std::optional<ivm::RuleDifference> removed = ivm::dred::rule_difference(closure_of_e_and_s(), closure_of_e());
     ASSERT_TRUE(removed.has_value());
     EXPECT_EQ(removed->removed, std::vector<std::size_t>{1});
     EXPECT_TRUE(removed->added.empty());
@@ -244,7 +244,7 @@ TEST(DRedRedefinition, RulesWithoutRAddedAndRemoved) {
     other.rules.pop_back();
     ivm::RecursiveRelation mine = closure_of_e();
     mine.rules.pop_back();
-    const std::optional<ivm::dred::RuleDifference> replaced = ivm::dred::rule_difference(mine, other);
+    const std::optional<ivm::RuleDifference> replaced = ivm::dred::rule_difference(mine, other);
     ASSERT_TRUE(replaced.has_value());
     EXPECT_EQ(replaced->removed, std::vector<std::size_t>{0});
     EXPECT_EQ(replaced->added, std::vector<std::size_t>{0});

@@ -133,12 +133,12 @@ TEST(FixpointRedefinition, RulesAddedAndRemoved) {
     new_p.bases = {"public.s", "public.e"};
     new_p.rules[0].sources[0].index = 1;
     new_p.rules.push_back(ProgramRule{0, "SELECT src AS x, dst AS y FROM __ivm_src_1 s", {ProgramSource{false, 0, false, false}}, {}, {}});
-    const std::optional<ivm::fixpoint::RuleDifference> added = ivm::fixpoint::rule_difference(old_p, new_p);
+    const std::optional<ivm::RuleDifference> added = ivm::fixpoint::rule_difference(old_p, new_p);
     ASSERT_TRUE(added.has_value());
     EXPECT_TRUE(added->removed.empty());
     EXPECT_EQ(added->added, std::vector<std::size_t>{2});
     EXPECT_EQ(ivm::fixpoint::rules_of(new_p, 0, added->added), std::vector<std::size_t>{2});
-    const std::optional<ivm::fixpoint::RuleDifference> removed = ivm::fixpoint::rule_difference(new_p, old_p);
+    const std::optional<ivm::RuleDifference> removed = ivm::fixpoint::rule_difference(new_p, old_p);
     ASSERT_TRUE(removed.has_value());
     EXPECT_EQ(removed->removed, std::vector<std::size_t>{2});
     Program renamed = closure();
