@@ -23,30 +23,19 @@ Expr* int8_const(int64 value) {
 // (SELECT <column> FROM <placeholder> WHERE __ivm_cnt < 0 LIMIT 1), or
 // 0 < __ivm_cnt for the new row.
 SubLink* value_in_row(const Var* column, const RowOf& row) {
-    Query* sub = makeNode(Query);
-    sub->commandType = CMD_SELECT;
-    sub->querySource = QSRC_ORIGINAL;
-    sub->canSetTag = true;
     auto* rte = static_cast<RangeTblEntry*>(copyObjectImpl(row.rte));
     rte->ctelevelsup += 1;
     rte->alias = makeAlias(row.old_row ? "__ivm_old" : "__ivm_new", rte->alias ? rte->alias->colnames : NIL);
-    sub->rtable = list_make1(rte);
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
     Expr* count = reinterpret_cast<Expr*>(
         makeVar(1, static_cast<AttrNumber>(list_length(rte->eref->colnames)), INT8OID, -1, InvalidOid, 0));
     auto* sign = reinterpret_cast<OpExpr*>(make_opclause(Int8LessOperator, BOOLOID, false, row.old_row ? count : int8_const(0),
                                                          row.old_row ? int8_const(0) : count, InvalidOid, InvalidOid));
     sign->opfuncid = get_opcode(Int8LessOperator);
-    sub->jointree = makeFromExpr(list_make1(ref), reinterpret_cast<Node*>(sign));
     Var* value = makeVar(1, column->varattno, column->vartype, column->vartypmod, column->varcollid, 0);
-    sub->targetList = list_make1(makeTargetEntry(reinterpret_cast<Expr*>(value), 1, pstrdup("__ivm_v"), false));
+    SubLink* link = value_over(rte, reinterpret_cast<Node*>(sign), reinterpret_cast<Expr*>(value));
+    Query* sub = reinterpret_cast<Query*>(link->subselect);
     sub->limitCount = reinterpret_cast<Node*>(int8_const(1));
     sub->limitOption = LIMIT_OPTION_COUNT;
-    SubLink* link = makeNode(SubLink);
-    link->subLinkType = EXPR_SUBLINK;
-    link->subselect = reinterpret_cast<Node*>(sub);
-    link->location = -1;
     return link;
 }
 
@@ -81,12 +70,7 @@ SubLink* one_row_replaced() {
     pair->coltypmods = list_make1_int(-1);
     pair->colcollations = list_make1_oid(InvalidOid);
     pair->inFromCl = true;
-    SubLink* link = exists_over(pair, nullptr);
-    auto* sub = reinterpret_cast<Query*>(link->subselect);
-    Var* ok = makeVar(1, 1, BOOLOID, -1, InvalidOid, 0);
-    sub->targetList = list_make1(makeTargetEntry(reinterpret_cast<Expr*>(ok), 1, pstrdup("__ivm_ok"), false));
-    link->subLinkType = EXPR_SUBLINK;
-    return link;
+    return value_over(pair, nullptr, reinterpret_cast<Expr*>(makeVar(1, 1, BOOLOID, -1, InvalidOid, 0)));
 }
 
 // Whether a condition reads the occurrence only through plain columns of

@@ -333,7 +333,10 @@ SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed
     });
 }
 
-SubLink* exists_over(RangeTblEntry* rte, Node* qual) {
+namespace {
+
+// (SELECT value FROM rte WHERE qual) as a SubLink of `type`.
+SubLink* subquery_over(RangeTblEntry* rte, Node* qual, Expr* value, const char* name, SubLinkType type) {
     Query* sub = makeNode(Query);
     sub->commandType = CMD_SELECT;
     sub->querySource = QSRC_ORIGINAL;
@@ -342,13 +345,23 @@ SubLink* exists_over(RangeTblEntry* rte, Node* qual) {
     RangeTblRef* ref = makeNode(RangeTblRef);
     ref->rtindex = 1;
     sub->jointree = makeFromExpr(list_make1(ref), qual);
-    Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
-    sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("__ivm_one"), false));
+    sub->targetList = list_make1(makeTargetEntry(value, 1, pstrdup(name), false));
     SubLink* link = makeNode(SubLink);
-    link->subLinkType = EXISTS_SUBLINK;
+    link->subLinkType = type;
     link->subselect = reinterpret_cast<Node*>(sub);
     link->location = -1;
     return link;
+}
+
+}  // namespace
+
+SubLink* exists_over(RangeTblEntry* rte, Node* qual) {
+    Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
+    return subquery_over(rte, qual, one, "__ivm_one", EXISTS_SUBLINK);
+}
+
+SubLink* value_over(RangeTblEntry* rte, Node* qual, Expr* value) {
+    return subquery_over(rte, qual, value, "__ivm_v", EXPR_SUBLINK);
 }
 
 std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bool linear_only) {

@@ -57,6 +57,9 @@ SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed
 // EXISTS (SELECT 1 FROM rte WHERE qual), qual reading rte as entry 1 of
 // the subquery.  Runs inside call().
 SubLink* exists_over(RangeTblEntry* rte, Node* qual);
+// (SELECT value FROM rte WHERE qual), value and qual reading rte as entry
+// 1 of the subquery.  Runs inside call().
+SubLink* value_over(RangeTblEntry* rte, Node* qual, Expr* value);
 
 // Refuses (0A000) what may not be a base relation: FROM items other than
 // tables and ivm views, views, materialized views, foreign and temporary
