@@ -5,6 +5,12 @@
 namespace ivm::pg {
 namespace {
 
+// Rows are written in batches, as COPY writes them: one WAL record and one
+// page lock per page filled instead of one per row.  A batch is at most
+// this many rows or about this many bytes.
+constexpr int batch_rows = 1000;
+constexpr Size batch_bytes = 64 * 1024;
+
 // The executor's destination for the query's rows (plain C data: the
 // executor calls it between longjmp-protected frames).
 struct FillReceiver {
@@ -15,7 +21,22 @@ struct FillReceiver {
     int counted_column;
     uint64 rows;
     int64 counted;
+    TupleTableSlot* batch[batch_rows];  // made as needed, in the table's slot type
+    int batched;
+    Size batched_bytes;
+    MemoryContext flush_context;  // what writing a batch allocates, reset after it
 };
+
+void flush_batch(FillReceiver* r) {
+    if (r->batched == 0) return;
+    MemoryContext old = MemoryContextSwitchTo(r->flush_context);
+    table_multi_insert(r->rel, r->batch, r->batched, r->command, TABLE_INSERT_SKIP_FSM, r->bulk);
+    MemoryContextSwitchTo(old);
+    for (int i = 0; i < r->batched; ++i) ExecClearTuple(r->batch[i]);
+    MemoryContextReset(r->flush_context);
+    r->batched = 0;
+    r->batched_bytes = 0;
+}
 
 void fill_startup(DestReceiver*, int, TupleDesc) {}
 
@@ -28,7 +49,11 @@ bool fill_receive(TupleTableSlot* slot, DestReceiver* self) {
             ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
                             errmsg("null value in column \"%s\" of relation \"%s\" violates not-null constraint",
                                    NameStr(TupleDescAttr(desc, i)->attname), RelationGetRelationName(r->rel))));
-    table_tuple_insert(r->rel, slot, r->command, TABLE_INSERT_SKIP_FSM, r->bulk);
+    TupleTableSlot*& kept = r->batch[r->batched];
+    if (kept == nullptr) kept = table_slot_create(r->rel, nullptr);
+    ExecCopySlot(kept, slot);  // a copy of the row, in the slot's own memory
+    r->batched_bytes += ExecFetchSlotHeapTuple(kept, false, nullptr)->t_len;
+    if (++r->batched == batch_rows || r->batched_bytes >= batch_bytes) flush_batch(r);
     ++r->rows;
     if (!slot->tts_isnull[r->counted_column]) r->counted += DatumGetInt64(slot->tts_values[r->counted_column]);
     return true;
@@ -87,7 +112,12 @@ std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const cha
         const bool fits = same_columns(qd->tupDesc, RelationGetDescr(rel));
         if (fits) {
             r->bulk = GetBulkInsertState();
+            r->flush_context = AllocSetContextCreate(CurrentMemoryContext, "ivm fill batch", ALLOCSET_DEFAULT_SIZES);
             ExecutorRun(qd, ForwardScanDirection, 0, true);
+            flush_batch(r);
+            for (TupleTableSlot* kept : r->batch)
+                if (kept != nullptr) ExecDropSingleTupleTableSlot(kept);
+            MemoryContextDelete(r->flush_context);
             FreeBulkInsertState(r->bulk);
             table_finish_bulk_insert(rel, TABLE_INSERT_SKIP_FSM);
         }

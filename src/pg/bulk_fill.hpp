@@ -14,9 +14,9 @@ struct BulkFill {
 
 // Runs `query` and writes its rows straight into `table` (an empty table
 // made in this transaction, without indexes, whose columns the query's
-// match in order, name and type): through a bulk-insert buffer ring and
-// without free-space map lookups, as CREATE TABLE AS does, instead of
-// INSERT's per-row path.  NOT NULL columns are checked as INSERT checks
+// match in order, name and type): in batches of rows, as COPY writes them,
+// through a bulk-insert buffer ring and without free-space map lookups,
+// instead of INSERT's per-row path.  NOT NULL columns are checked as INSERT checks
 // them; the table's triggers do not fire.  Sums the bigint column
 // `counted` of the rows written.  None, and nothing written, where the
 // table or the query's columns do not qualify.
