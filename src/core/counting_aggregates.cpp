@@ -372,8 +372,8 @@ std::string aggregate_merge(const CountingView& view, const std::string& affecte
     const std::string hashed =
         view.grouped_full_template.empty()
             ? affected
-            : "SELECT __ivm_g.*, pg_catalog.hash_record_extended(ROW(" + tuples::columns(view.group_keys, "__ivm_g") +
-                  "), 0::bigint) AS __ivm_ah FROM (" + affected + ") __ivm_g";
+            : "SELECT __ivm_g.*, " + tuples::hash(tuples::columns(view.group_keys, "__ivm_g")) + " AS __ivm_ah FROM (" +
+                  affected + ") __ivm_g";
     // The stored rows of the affected groups that the recomputation does
     // not give again go, found by EXCEPT (sorted or hashed): as NOT EXISTS
     // over the recomputed rows, a row estimate of one made it a nested loop

@@ -28,6 +28,17 @@ std::string columns(const std::vector<Column>& cols, const std::string& qualifie
     });
 }
 
+namespace {
+bool (*key_hash_installed)() = nullptr;
+}  // namespace
+
+void set_key_hash_probe(bool (*installed)()) { key_hash_installed = installed; }
+
+std::string hash(const std::string& values) {
+    if (key_hash_installed != nullptr && key_hash_installed()) return "ivm.key_hash(" + values + ")";
+    return "pg_catalog.hash_record_extended(ROW(" + values + "), 0::bigint)";
+}
+
 std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     std::vector<std::string> keyed;
     std::string lead;
@@ -37,8 +48,8 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
         if (lead.empty() && c.leads_key) lead = keyed.back();
     }
     if (keyed.empty()) return {};
-    const std::string hash = "pg_catalog.hash_record_extended(ROW(" + sql::join(keyed, ", ") + "), 0::bigint)";
-    if (lead.empty()) return hash;
+    const std::string hashed = hash(sql::join(keyed, ", "));
+    if (lead.empty()) return hashed;
     // An integer column leads (a counting view's first): a storage that
     // gets its tuples in that column's order (new ids, a serial) adds them
     // at the right end of its key index, as the base table's own key index
@@ -47,7 +58,7 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
     // are.  DRed's relations keep the plain hash: led by their first
     // column, their changes came out slower (both measured in
     // docs/benchmarks.md, "Measurements behind design decisions").
-    return "((COALESCE(" + lead + "::bigint, 0)" + sql::op("<<") + "24)" + sql::op("|") + "(" + hash + sql::op("&") +
+    return "((COALESCE(" + lead + "::bigint, 0)" + sql::op("<<") + "24)" + sql::op("|") + "(" + hashed + sql::op("&") +
            "16777215))";
 }
 

@@ -31,7 +31,14 @@ std::string image(const std::string& value);
 std::string grouped_columns(const std::vector<Column>& cols);
 std::string group_by(const std::vector<Column>& cols);
 
-// The key of a tuple: hash_record_extended over its hashable columns
+// The hash of `values` ("a, b"): ivm.key_hash(values) where the installed
+// extension has that function (0.8 on), else the same value as
+// pg_catalog.hash_record_extended(ROW(values), 0).  Which one the library
+// asks `installed` (set once, when it loads; none: hash_record_extended).
+std::string hash(const std::string& values);
+void set_key_hash_probe(bool (*installed)());
+
+// The key of a tuple: hash() over its hashable columns
 // (those marked hashed), led
 // (in the high bits) by the value of the column marked leads_key if any;
 // "" when it has no hashable column.  Storage tables keep it as __ivm_key

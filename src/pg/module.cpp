@@ -6,6 +6,7 @@
 #include "pg/ddl_events.hpp"
 #include "pg/dred_backward_forward.hpp"
 #include "pg/faults.hpp"
+#include "pg/key_hash.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
 #include "pg/replicated.hpp"
@@ -63,6 +64,7 @@ void _PG_init(void) {
     RegisterXactCallback(on_xact, nullptr);
     RegisterSubXactCallback(on_subxact, nullptr);
     CacheRegisterRelcacheCallback(on_relcache, 0);
+    ivm::pg::use_installed_key_hash();
     ivm::pg::define_settings();
     ivm::pg::faults::define_setting();
     ivm::pg::define_backward_forward_setting();
