@@ -447,9 +447,12 @@ std::string storage_ddl(const RecursiveRelation& r) {
     return "CREATE TABLE " + r.storage + " (" + sql::join(defs, ", ") + ")";
 }
 
+std::string first_fill_query(const RecursiveRelation& r) {
+    return "SELECT " + tuples::columns(r.columns, "__ivm_f") + " FROM (" + r.definition + ") __ivm_f";
+}
+
 std::string first_fill_statement(const RecursiveRelation& r) {
-    return "INSERT INTO " + r.storage + " (" + tuples::columns(r.columns, "") + ") SELECT " +
-           tuples::columns(r.columns, "__ivm_f") + " FROM (" + r.definition + ") __ivm_f";
+    return "INSERT INTO " + r.storage + " (" + tuples::columns(r.columns, "") + ") " + first_fill_query(r);
 }
 
 std::vector<std::string> storage_index_ddl(const RecursiveRelation& r) {

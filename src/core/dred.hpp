@@ -140,7 +140,9 @@ std::string replace_statement(const RecursiveRelation& r);
 std::string storage_ddl(const RecursiveRelation& r);
 std::vector<std::string> storage_index_ddl(const RecursiveRelation& r);
 
-// Fills an empty storage of R with R evaluated now.
+// R evaluated now, its columns in the storage's order (without __ivm_key),
+// and the statement that fills an empty storage of R with it.
+std::string first_fill_query(const RecursiveRelation& r);
 std::string first_fill_statement(const RecursiveRelation& r);
 
 }  // namespace dred

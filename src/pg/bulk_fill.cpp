@@ -2,6 +2,10 @@
 
 #include "pg/boundary.hpp"
 
+extern "C" {
+#include "executor/nodeModifyTable.h"
+}
+
 namespace ivm::pg {
 namespace {
 
@@ -18,9 +22,13 @@ struct FillReceiver {
     Relation rel;
     BulkInsertState bulk;
     CommandId command;
-    int counted_column;
+    int counted_column;  // -1: none
     uint64 rows;
     int64 counted;
+    // Where the table has stored generated columns, what computes them;
+    // the query gives the other columns.
+    EState* estate;
+    ResultRelInfo* generated;
     TupleTableSlot* batch[batch_rows];  // made as needed, in the table's slot type
     int batched;
     Size batched_bytes;
@@ -40,38 +48,63 @@ void flush_batch(FillReceiver* r) {
 
 void fill_startup(DestReceiver*, int, TupleDesc) {}
 
+// The query's row as the table's: its columns in the table's other than
+// the generated ones, which are computed.  A copy, in `kept`'s own memory.
+void take_row(FillReceiver* r, TupleTableSlot* slot, TupleTableSlot* kept) {
+    if (r->generated == nullptr) {
+        ExecCopySlot(kept, slot);
+        return;
+    }
+    TupleDesc desc = RelationGetDescr(r->rel);
+    ExecClearTuple(kept);
+    for (int i = 0, q = 0; i < desc->natts; ++i) {
+        const bool generated = TupleDescAttr(desc, i)->attgenerated != '\0';
+        kept->tts_values[i] = generated ? Datum(0) : slot->tts_values[q];
+        kept->tts_isnull[i] = generated ? true : slot->tts_isnull[q];
+        if (!generated) ++q;
+    }
+    ExecStoreVirtualTuple(kept);
+    ExecComputeStoredGenerated(r->generated, r->estate, kept, CMD_INSERT);  // and materializes kept
+    ResetPerTupleExprContext(r->estate);
+}
+
 bool fill_receive(TupleTableSlot* slot, DestReceiver* self) {
     auto* r = reinterpret_cast<FillReceiver*>(self);
     TupleDesc desc = RelationGetDescr(r->rel);
     slot_getallattrs(slot);
+    TupleTableSlot*& kept = r->batch[r->batched];
+    if (kept == nullptr) kept = table_slot_create(r->rel, nullptr);
+    take_row(r, slot, kept);
+    slot_getallattrs(kept);
     for (int i = 0; i < desc->natts; ++i)
-        if (TupleDescAttr(desc, i)->attnotnull && slot->tts_isnull[i])
+        if (TupleDescAttr(desc, i)->attnotnull && kept->tts_isnull[i])
             ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
                             errmsg("null value in column \"%s\" of relation \"%s\" violates not-null constraint",
                                    NameStr(TupleDescAttr(desc, i)->attname), RelationGetRelationName(r->rel))));
-    TupleTableSlot*& kept = r->batch[r->batched];
-    if (kept == nullptr) kept = table_slot_create(r->rel, nullptr);
-    ExecCopySlot(kept, slot);  // a copy of the row, in the slot's own memory
     r->batched_bytes += ExecFetchSlotHeapTuple(kept, false, nullptr)->t_len;
     if (++r->batched == batch_rows || r->batched_bytes >= batch_bytes) flush_batch(r);
     ++r->rows;
-    if (!slot->tts_isnull[r->counted_column]) r->counted += DatumGetInt64(slot->tts_values[r->counted_column]);
+    if (r->counted_column >= 0 && !kept->tts_isnull[r->counted_column])
+        r->counted += DatumGetInt64(kept->tts_values[r->counted_column]);
     return true;
 }
 
 void fill_shutdown(DestReceiver*) {}
 void fill_destroy(DestReceiver*) {}
 
-// Whether the query's columns are the table's, in order, name and type.
+// Whether the query's columns are the table's other than its stored
+// generated ones, in order, name and type.
 bool same_columns(TupleDesc query, TupleDesc table) {
-    if (query->natts != table->natts) return false;
+    int q = 0;
     for (int i = 0; i < table->natts; ++i) {
-        const Form_pg_attribute q = TupleDescAttr(query, i), t = TupleDescAttr(table, i);
-        if (t->attisdropped || t->attgenerated || q->atttypid != t->atttypid ||
-            strcmp(NameStr(q->attname), NameStr(t->attname)) != 0)
-            return false;
+        const Form_pg_attribute t = TupleDescAttr(table, i);
+        if (t->attisdropped) return false;
+        if (t->attgenerated == ATTRIBUTE_GENERATED_STORED) continue;
+        if (t->attgenerated != '\0' || q == query->natts) return false;
+        const Form_pg_attribute c = TupleDescAttr(query, q++);
+        if (c->atttypid != t->atttypid || strcmp(NameStr(c->attname), NameStr(t->attname)) != 0) return false;
     }
-    return true;
+    return q == query->natts;
 }
 
 }  // namespace
@@ -81,9 +114,10 @@ std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const cha
     BulkFill result;
     const bool done = call([&] {
         Relation rel = table_open(table, RowExclusiveLock);
-        const int counted_column = SPI_fnumber(RelationGetDescr(rel), counted) - 1;
+        const int counted_column = counted == nullptr ? -1 : SPI_fnumber(RelationGetDescr(rel), counted) - 1;
         const bool plain = rel->rd_rel->relkind == RELKIND_RELATION && RelationGetIndexList(rel) == NIL &&
-                           counted_column >= 0 && TupleDescAttr(RelationGetDescr(rel), counted_column)->atttypid == INT8OID;
+                           (counted == nullptr || (counted_column >= 0 && TupleDescAttr(RelationGetDescr(rel),
+                                                                                        counted_column)->atttypid == INT8OID));
         if (!plain) {
             table_close(rel, NoLock);
             return false;
@@ -113,10 +147,17 @@ std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const cha
         if (fits) {
             r->bulk = GetBulkInsertState();
             r->flush_context = AllocSetContextCreate(CurrentMemoryContext, "ivm fill batch", ALLOCSET_DEFAULT_SIZES);
+            TupleDesc desc = RelationGetDescr(rel);
+            if (desc->constr != nullptr && desc->constr->has_generated_stored) {
+                r->estate = CreateExecutorState();
+                r->generated = makeNode(ResultRelInfo);
+                InitResultRelInfo(r->generated, rel, 0, nullptr, 0);
+            }
             ExecutorRun(qd, ForwardScanDirection, 0, true);
             flush_batch(r);
             for (TupleTableSlot* kept : r->batch)
                 if (kept != nullptr) ExecDropSingleTupleTableSlot(kept);
+            if (r->estate != nullptr) FreeExecutorState(r->estate);
             MemoryContextDelete(r->flush_context);
             FreeBulkInsertState(r->bulk);
             table_finish_bulk_insert(rel, TABLE_INSERT_SKIP_FSM);

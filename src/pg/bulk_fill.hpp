@@ -13,13 +13,14 @@ struct BulkFill {
 };
 
 // Runs `query` and writes its rows straight into `table` (an empty table
-// made in this transaction, without indexes, whose columns the query's
-// match in order, name and type): in batches of rows, as COPY writes them,
-// through a bulk-insert buffer ring and without free-space map lookups,
-// instead of INSERT's per-row path.  NOT NULL columns are checked as INSERT checks
-// them; the table's triggers do not fire.  Sums the bigint column
-// `counted` of the rows written.  None, and nothing written, where the
-// table or the query's columns do not qualify.
+// made in this transaction, without indexes, whose columns other than its
+// stored generated ones the query's match in order, name and type): in
+// batches of rows, as COPY writes them, through a bulk-insert buffer ring
+// and without free-space map lookups, instead of INSERT's per-row path.
+// Generated columns are computed and NOT NULL columns checked as INSERT
+// does; the table's triggers do not fire.  Sums the bigint column
+// `counted` of the rows written (none: nullptr).  None, and nothing
+// written, where the table or the query's columns do not qualify.
 std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const char* counted);
 
 }  // namespace ivm::pg

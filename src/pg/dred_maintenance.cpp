@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/recursion_policy.hpp"
 #include "pg/boundary.hpp"
+#include "pg/bulk_fill.hpp"
 #include "pg/dred_backward_forward.hpp"
 #include "pg/execution.hpp"
 #include "pg/faults.hpp"
@@ -334,7 +335,10 @@ MaintenanceResult first_fill_recursive(ViewRuntime& view) {
     lock_for_maintenance(view, storage);
     Elevated e = enter(view, storage);
     MaintenanceResult result;
-    result.rows_added = static_cast<int64>(spi::execute(dred::first_fill_statement(rel)));
+    if (const std::optional<BulkFill> filled = bulk_fill(storage, dred::first_fill_query(rel), nullptr))
+        result.rows_added = static_cast<int64>(filled->rows);
+    else
+        result.rows_added = static_cast<int64>(spi::execute(dred::first_fill_statement(rel)));
     for (const std::string& ddl : dred::storage_index_ddl(rel)) spi::execute(ddl);
     leave(e);
     return result;
