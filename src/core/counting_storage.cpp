@@ -20,7 +20,7 @@ std::string row_count_query(const CountingView& view) {
 
 std::vector<std::string> storage_index_ddl(const CountingView& view) {
     if (tuples::key(keyed_columns(view), "").empty()) return {};
-    return {"CREATE INDEX ON " + view.storage + " (__ivm_key)"};
+    return {tuples::key_index_ddl(view.storage)};
 }
 
 std::vector<std::pair<std::string, std::string>> partial_state_columns(const CountingView& view) {

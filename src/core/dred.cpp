@@ -457,7 +457,7 @@ std::string first_fill_statement(const RecursiveRelation& r) {
 
 std::vector<std::string> storage_index_ddl(const RecursiveRelation& r) {
     std::vector<std::string> ddl;
-    if (!tuples::key(r.columns, "").empty()) ddl.push_back("CREATE INDEX ON " + r.storage + " (__ivm_key)");
+    if (!tuples::key(r.columns, "").empty()) ddl.push_back(tuples::key_index_ddl(r.storage));
     // An index per column serves the rules' joins.  Where the entries stay
     // small, the first one covers every column, so that rederivation's
     // check of a tuple built from two known values is one probe (the

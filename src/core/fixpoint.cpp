@@ -269,7 +269,7 @@ std::vector<std::string> storage_ddl(const Program& p) {
     for (const Column& c : cols) defs.push_back(c.name + " " + c.type + (c.not_null ? " NOT NULL" : ""));
     defs.push_back("__ivm_key bigint GENERATED ALWAYS AS (" + tuples::key(cols, "") + ") STORED");
     std::vector<std::string> ddl{"CREATE TABLE " + p.storage + " (" + sql::join(defs, ", ") + ")",
-                                 "CREATE INDEX ON " + p.storage + " (__ivm_key)"};
+                                 tuples::key_index_ddl(p.storage)};
     for (std::size_t i = 0; i < p.items.size(); ++i)
         for (const std::string& c : p.items[i].stored)
             ddl.push_back("CREATE INDEX ON " + p.storage + " (" + c + ") WHERE __ivm_item" + sql::op("=") + item_tag(i));

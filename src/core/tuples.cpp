@@ -62,6 +62,10 @@ std::string key(const std::vector<Column>& cols, const std::string& qualifier) {
            "16777215))";
 }
 
+std::string key_index_ddl(const std::string& storage) {
+    return "CREATE INDEX ON " + storage + " (__ivm_key) WITH (deduplicate_items = off)";
+}
+
 std::string image(const std::string& value) {
     return "(CAST(" + value + " AS pg_catalog.text) COLLATE pg_catalog.\"C\")";
 }

@@ -45,6 +45,12 @@ void set_key_hash_probe(bool (*installed)());
 // (indexed).
 std::string key(const std::vector<Column>& cols, const std::string& qualifier);
 
+// The index on a storage's key (__ivm_key), made after its first fill.
+// Keys are nearly all distinct, so B-tree deduplication would only cost
+// its attempts (a tenth of a 1,000,000-tuple build); a key's old row
+// versions are still removed by bottom-up deletion, which does not need it.
+std::string key_index_ddl(const std::string& storage);
+
 // How to find one side's key: its stored __ivm_key column, computed from
 // its columns, or carried as __ivm_h (see carry_key).
 enum class Key { Stored, Computed, Carried };
