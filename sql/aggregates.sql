@@ -259,6 +259,37 @@ DELETE FROM nn WHERE k = 3;
 SELECT * FROM nn_distinct WHERE k IN (1, 5) ORDER BY k, g;
 SELECT ivm_check('nn_distinct');
 
+-- a first fill the planner runs in parallel: each worker aggregates part of
+-- the rows, ivm.count_at_max/min's states are sent to the leader and
+-- combined (ties across workers add up; text values keep their collation)
+CREATE TABLE par (g int, v int, t text COLLATE "C", n numeric);
+INSERT INTO par SELECT i % 7, (i * 7919) % 50, 'x' || ((i * 31) % 40), (i % 13) / 3.0 FROM generate_series(1, 30000) i;
+INSERT INTO par VALUES (1, NULL, NULL, NULL), (8, NULL, NULL, NULL);
+ANALYZE par;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT g, ivm.count_at_max(v, 1::bigint), ivm.count_at_min(t, 1::bigint) FROM par GROUP BY g;
+SELECT g, ivm.count_at_max(v, 1::bigint) AS at_max, ivm.count_at_min(t, 1::bigint) AS at_min,
+       ivm.count_at_max(n, 2::bigint) AS at_max_n
+  FROM par GROUP BY g
+EXCEPT
+SELECT g, count(*) FILTER (WHERE v = mv), count(*) FILTER (WHERE t = mt), 2 * count(*) FILTER (WHERE n = mn)
+  FROM (SELECT *, max(v) OVER w AS mv, min(t) OVER w AS mt, max(n) OVER w AS mn FROM par WINDOW w AS (PARTITION BY g)) x
+ GROUP BY g;
+SELECT ivm.create_view('par_extremes', $$SELECT g, max(v) AS mv, min(t) AS mt, max(n) AS mn, count(*) AS c, avg(v) AS av FROM par GROUP BY g$$);
+SELECT * FROM par_extremes ORDER BY g;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+DELETE FROM par WHERE v = 49 AND g = 2;
+UPDATE par SET t = 'a' WHERE g = 3 AND v = 0;
+SELECT ivm_check('par_extremes');
+
 -- refused
 SELECT refused($$SELECT shop, sum(qty) FROM sale GROUP BY ROLLUP (shop)$$);
 SELECT refused($$SELECT DISTINCT count(*) FROM sale GROUP BY shop$$);
@@ -266,4 +297,4 @@ SELECT refused($$SELECT shop, json_agg(item) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, sum(qty) FILTER (WHERE random() > 0.5) FROM sale GROUP BY shop$$);
 
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
-DROP TABLE sale, shop, edge, ext, tie, lot, nk, nn;
+DROP TABLE sale, shop, edge, ext, tie, lot, nk, nn, par;

@@ -165,11 +165,16 @@ bool can_rebuild(const CountingView& view);
 // where looking up each delta tuple costs more than writing the view anew.
 std::string rebuild_statement(const CountingView& view);
 
+// Whether first_fill_statement can fill the view's new storage: where
+// can_rebuild, and aggregate views kept from partial state.
+bool can_first_fill(const CountingView& view);
+
 // One statement that fills a new, empty storage from the query as it is
 // now: a plain INSERT (no RETURNING list, which would keep every row once
 // more), its tuples counted by one GROUP BY (none for a keyed view, whose
-// tuples are distinct with count 1), for a storage whose key index is
-// built after it (storage_ddl's index_later).  Only where can_rebuild.
+// tuples are distinct with count 1; an aggregate view's rows are its
+// groups), for a storage whose key index is built after it (storage_ddl's
+// index_later).  Only where can_first_fill.
 std::string first_fill_statement(const CountingView& view);
 
 // Its query: the rows, named and ordered as the storage's columns.

@@ -234,7 +234,8 @@ std::vector<std::string> extreme_columns(const CountingView& view, bool recomput
 
 }  // namespace
 
-std::string partial_merge(const CountingView& view, const std::string& delta, bool replace) {
+std::string partial_merge(const CountingView& view, const std::string& delta, Into into) {
+    const bool replace = into != Into::Storage;
     std::vector<std::string> state{"COALESCE(__ivm_s.__ivm_count, 0)" + sql::op("+") + "__ivm_d.__ivm_dn AS __ivm_n"};
     // Each state column of the storage and its name in __ivm_m.
     std::vector<std::string> state_columns{"__ivm_count"}, state_names{"__ivm_n"}, sets{"__ivm_count = __ivm_m.__ivm_n"};
@@ -322,10 +323,23 @@ std::string partial_merge(const CountingView& view, const std::string& delta, bo
     for (const std::string& name : state_names)
         if (name.rfind("__ivm_x", 0) != 0) carried.push_back("__ivm_p." + name);  // the extremes are computed here
     const std::string key_columns = view.group_keys.empty() ? "" : tuples::columns(view.group_keys, "__ivm_d") + ", ";
+    const std::string merged = "SELECT " + sql::join(carried, ", ") + with_extremes + " FROM (SELECT " + key_columns +
+                               "__ivm_s.ctid AS __ivm_tid, " + sql::join(state, ", ") + " FROM __ivm_d LEFT JOIN " +
+                               view.storage + " __ivm_s ON " + match + ") __ivm_p";
+    if (into == Into::NewRows) {
+        // Every group is new (nothing is stored): its row, in the storage's
+        // column order, from subqueries the planner may run in parallel.
+        std::vector<std::string> row;
+        for (std::size_t k = 0; k < view.columns.size(); ++k) row.push_back(outputs[k] + " AS " + view.columns[k].name);
+        for (const Column& g : view.group_keys) row.push_back("__ivm_m." + g.name);
+        row.push_back("__ivm_m.__ivm_n AS __ivm_count");
+        for (const auto& column : partial_state_columns(view)) row.push_back("__ivm_m." + column.first);
+        if (!key_target(view).empty()) row.push_back(tuples::key(keyed_columns(view), "__ivm_m") + " AS __ivm_key");
+        return "WITH __ivm_d AS NOT MATERIALIZED (" + delta + "), __ivm_m AS NOT MATERIALIZED (" + merged + ") SELECT " +
+               sql::join(row, ", ") + " FROM __ivm_m WHERE NOT " + empty;
+    }
     return "WITH " + std::string(replace ? "__ivm_gone AS (DELETE FROM " + view.storage + " RETURNING 1), " : "") +
-           "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_m AS MATERIALIZED (SELECT " + sql::join(carried, ", ") +
-           with_extremes + " FROM (SELECT " + key_columns + "__ivm_s.ctid AS __ivm_tid, " + sql::join(state, ", ") +
-           " FROM __ivm_d LEFT JOIN " + view.storage + " __ivm_s ON " + match + ") __ivm_p), __ivm_del AS (DELETE FROM " +
+           "__ivm_d AS MATERIALIZED (" + delta + "), __ivm_m AS MATERIALIZED (" + merged + "), __ivm_del AS (DELETE FROM " +
            view.storage + " __ivm_s USING __ivm_m WHERE __ivm_s.ctid" + sql::op("=") +
            "__ivm_m.__ivm_tid AND " + empty + "), __ivm_upd AS (UPDATE " + view.storage + " __ivm_s SET " +
            sql::join(sets, ", ") + " FROM __ivm_m WHERE __ivm_s.ctid" + sql::op("=") + "__ivm_m.__ivm_tid AND NOT " + empty +

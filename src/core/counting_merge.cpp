@@ -128,7 +128,7 @@ std::string stored_lookup(const CountingView& view, Lookup lookup) {
 
 std::string merge_statement(const CountingView& view, const std::string& counted_delta, Lookup lookup) {
     switch (view.shape()) {
-        case Shape::PartialState: return partial_merge(view, counted_delta, false);
+        case Shape::PartialState: return partial_merge(view, counted_delta, Into::Storage);
         case Shape::Groups: return aggregate_merge(view, counted_delta);
         case Shape::SetOperation: return set_op_merge(view, counted_delta);
         case Shape::Tuples: break;
@@ -176,7 +176,7 @@ bool parallel_writers(const CountingView& view, std::size_t base) {
 bool has_storage_key(const CountingView& view) { return !key_target(view).empty(); }
 
 std::string refresh_statement(const CountingView& view) {
-    if (view.shape() == Shape::PartialState) return partial_merge(view, refresh_delta_query(view), true);
+    if (view.shape() == Shape::PartialState) return partial_merge(view, refresh_delta_query(view), Into::Emptied);
     return merge_statement(view, refresh_delta_query(view));
 }
 
@@ -212,8 +212,11 @@ std::string rebuild_statement(const CountingView& view) {
            "tuples FROM " + view.storage + ") __ivm_g";
 }
 
+bool can_first_fill(const CountingView& view) { return can_rebuild(view) || view.shape() == Shape::PartialState; }
+
 std::string first_fill_query(const CountingView& view) {
-    if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "first fill of an aggregate or set operation view");
+    if (view.shape() == Shape::PartialState) return partial_merge(view, refresh_delta_query(view), Into::NewRows);
+    if (!can_rebuild(view)) throw Error(sqlstate::internal_error, "first fill of a grouped or set operation view");
     const std::string rows = rows_now(view);
     const std::string key = key_value(view, "__ivm_q", tuples::Key::Computed);
     return "SELECT " + output_columns(view, "") + ", __ivm_cnt AS __ivm_count" + (key.empty() ? "" : key + " AS __ivm_key") +
@@ -221,6 +224,7 @@ std::string first_fill_query(const CountingView& view) {
 }
 
 std::string first_fill_statement(const CountingView& view) {
+    if (view.shape() == Shape::PartialState) return "INSERT INTO " + view.storage + " " + first_fill_query(view);
     return "INSERT INTO " + view.storage + " (" + output_columns(view, "") + ", __ivm_count" + key_target(view) + ") " +
            first_fill_query(view);
 }

@@ -87,8 +87,11 @@ inline constexpr Special specials[] = {{"__ivm_nan", "__ivm_dnan", "'NaN'"},
 // terms add up (Net::Yes); `whole`: every group, changed or not.
 enum class Net { Yes, No };
 std::string partial_delta(const CountingView& view, const std::string& signed_rows, Net net, bool whole = false);
-// The partial state merged into the storage (`replace`: into an emptied one).
-std::string partial_merge(const CountingView& view, const std::string& delta, bool replace);
+// The partial state merged into the storage, or into an emptied one; or,
+// for an empty storage, the query of the rows to write (its columns the
+// storage's, in order: counting::first_fill_query).
+enum class Into { Storage, Emptied, NewRows };
+std::string partial_merge(const CountingView& view, const std::string& delta, Into into);
 // Aggregate views: the groups a set of input rows falls into, and the merge
 // that recomputes them.
 std::string groups_of(const CountingView& view, const std::string& rows);

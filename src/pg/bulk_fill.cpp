@@ -126,7 +126,10 @@ std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const cha
         if (list_length(raw) != 1) elog(ERROR, "ivm's fill query is not one statement");
         List* queries = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql, nullptr, 0, nullptr);
         if (list_length(queries) != 1) elog(ERROR, "ivm's fill query rewrote to several");
-        PlannedStmt* plan = pg_plan_query(linitial_node(Query, queries), sql, 0, nullptr);
+        // A parallel plan where the planner prices one cheaper (an
+        // aggregation's partial state per worker): the workers read, only
+        // this backend writes, as in CREATE TABLE AS.
+        PlannedStmt* plan = pg_plan_query(linitial_node(Query, queries), sql, CURSOR_OPT_PARALLEL_OK, nullptr);
         // A snapshot as SPI takes one for a statement: at READ COMMITTED a
         // new one, which sees what writers that maintenance waited for
         // committed since the firing statement began.

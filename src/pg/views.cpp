@@ -142,11 +142,11 @@ AnalyzedView create_definition(const Names& n, const char* query, const std::vec
     return analyze_view(query_view, n.storage, n.recursive, recursive_storage);
 }
 
-// The storage (for a view kept as one count per tuple, without its key
-// index: fill builds it after the first fill, one sort instead of an index
-// insert per tuple) and the view over it.
+// The storage (for a view kept as one count per tuple or from partial
+// state, without its key index: fill builds it after the first fill, one
+// sort instead of an index insert per tuple) and the view over it.
 void create_storage_and_view(const Names& n, const AnalyzedView& a) {
-    const bool index_later = counting::can_rebuild(a.model);
+    const bool index_later = counting::can_first_fill(a.model);
     for (const std::string& ddl : counting::storage_ddl(a.model, n.query, index_later)) spi::execute(ddl);
     spi::execute(triggers::storage_guard_ddl(n.storage));
     spi::execute(counting::user_view_ddl(a.model, n.view, true, counting::ViewDdl::Create, catalog::have_snapshot_check()));
@@ -208,7 +208,7 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage, b
     install_counting_triggers(view_id, a);
     forget_runtime(view_id);
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
-    MaintenanceResult result = new_storage && counting::can_rebuild(a.model) ? first_fill(*view) : refresh(*view);
+    MaintenanceResult result = new_storage && counting::can_first_fill(a.model) ? first_fill(*view) : refresh(*view);
     analyze_table(view->entry.storage);
     return result;
 }
@@ -551,7 +551,7 @@ int64 create_view(const char* name, const char* query, PartNames* part_names, bo
     faults::point("create.filled");
     std::shared_ptr<ViewRuntime> view = runtime_for(entry.view_id);
     // A first fill counted the view's rows as it wrote them.
-    const int64 rows = counting::can_rebuild(analyzed.model) ? filled.rows_added : row_count(*view);
+    const int64 rows = counting::can_first_fill(analyzed.model) ? filled.rows_added : row_count(*view);
     view.reset();
     if (deferred)
         deferred::make_deferred(entry, analyzed);
