@@ -71,6 +71,19 @@ SELECT ivm.alter_view('r', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edg
 SELECT 'r__ivm_rec'::regclass::oid = :rec_oid AS relation_kept;
 SELECT * FROM r ORDER BY 1, 2;
 SELECT ivm_check('r');
+-- views that aggregate R, from partial state (count, max) and by
+-- recomputing groups (string_agg): a rule added keeps R, and the groups
+-- it changes follow
+SELECT ivm.create_view('r_counts', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, count(*) AS n, max(y) AS m FROM tc GROUP BY x');
+SELECT ivm.create_view('r_lists', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, string_agg(y::text, '','' ORDER BY y) AS ys FROM tc GROUP BY x');
+SELECT 'r_counts__ivm_rec'::regclass::oid AS counts_rec_oid, 'r_lists__ivm_rec'::regclass::oid AS lists_rec_oid \gset
+SELECT ivm.alter_view('r_counts', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION SELECT src, dst FROM shortcut UNION SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, count(*) AS n, max(y) AS m FROM tc GROUP BY x');
+SELECT ivm.alter_view('r_lists', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM edge UNION SELECT src, dst FROM shortcut UNION SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, string_agg(y::text, '','' ORDER BY y) AS ys FROM tc GROUP BY x');
+SELECT 'r_counts__ivm_rec'::regclass::oid = :counts_rec_oid AS counts_relation_kept,
+       'r_lists__ivm_rec'::regclass::oid = :lists_rec_oid AS lists_relation_kept;
+SELECT c.x, c.n, c.m, l.ys FROM r_counts c JOIN r_lists l USING (x) ORDER BY x;
+SELECT ivm_check('r_counts'), ivm_check('r_lists');
+SELECT ivm.drop_view('r_counts'), ivm.drop_view('r_lists');
 -- rules replaced (one out, one in) and a query over R that changes: R is
 -- kept and recomputed, the view merged
 SELECT ivm.alter_view('r', 'WITH RECURSIVE tc(x, y) AS (SELECT src, dst FROM shortcut UNION SELECT tc.x, edge.dst FROM tc JOIN edge ON tc.y = edge.src) SELECT x, y FROM tc WHERE x > 1');

@@ -218,7 +218,7 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage, b
 struct Redefined {
     std::optional<RecursiveRelation> relation;  // a WITH RECURSIVE's R
     std::optional<Program> program;             // or a program's, its items' table renamed as the new one's
-    std::string view_fill;  // the old query over it, as counting::first_fill_query (naming the table so)
+    std::string view_fill;  // the old query over it, as counting::refresh_delta_query (naming the table so)
 };
 
 // A redefined view that kept its recursive relation.  Where its query over
@@ -232,7 +232,7 @@ MaintenanceResult redefine(int32 view_id, const AnalyzedView& a, const Redefined
     std::optional<RuleDifference> general;
     if (old.relation && a.recursive) linear = dred::rule_difference(*old.relation, *a.recursive);
     if (old.program && a.program) general = fixpoint::rule_difference(*old.program, *a.program);
-    if ((!linear && !general) || counting::first_fill_query(a.model) != old.view_fill) return fill(view_id, a, false, true);
+    if ((!linear && !general) || counting::refresh_delta_query(a.model) != old.view_fill) return fill(view_id, a, false, true);
     install_counting_triggers(view_id, a);
     forget_runtime(view_id);
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
@@ -643,11 +643,11 @@ IVM_SQL_FUNCTION(ivm_alter_view) {
     const AnalyzedView& was = old_view->analyzed;
     if (same_columns && !entry.deferred) {
         if (was.recursive && d.proposed.recursive && dred::rule_difference(*was.recursive, *d.proposed.recursive))
-            kept = Redefined{was.recursive, std::nullopt, counting::first_fill_query(was.model)};
+            kept = Redefined{was.recursive, std::nullopt, counting::refresh_delta_query(was.model)};
         else if (was.program && d.proposed.program && d.items &&
                  fixpoint::rule_difference(*was.program, *d.proposed.program))
             kept = Redefined{std::nullopt, was.program,
-                             replaced(counting::first_fill_query(was.model), was.program->storage, d.items->name)};
+                             replaced(counting::refresh_delta_query(was.model), was.program->storage, d.items->name)};
     }
     old_view.reset();
 
