@@ -93,6 +93,11 @@ enum class KeyedRows { Inserted, Deleted, Both };
 // or -1 (deleted), unsummed (no two are equal).
 std::string keyed_delta_query(const CountingView& view, std::size_t base);
 
+// The rows of that delta's inserted tuples as the storage holds them (its
+// columns, in order), in the key index's order: what an insert-only merge
+// writes.
+std::string keyed_insert_query(const CountingView& view, const std::string& delta);
+
 // The merge of that delta.  Deleted tuples are looked up and removed (one
 // stored with a count other than 1, twice, or not at all, is reported as a
 // count going below zero); inserted ones are written without a lookup (none is

@@ -28,18 +28,22 @@ std::string keyed_delta_query(const CountingView& view, std::size_t base) {
     return term_query(view, block, states);
 }
 
+std::string keyed_insert_query(const CountingView& view, const std::string& delta) {
+    const std::string key = key_value(view, "__ivm_d", tuples::Key::Carried);
+    return "SELECT " + output_columns(view, "") + ", 1::bigint AS __ivm_count" + (key.empty() ? "" : key + " AS __ivm_key") +
+           " FROM (" + tuples::carry_key(view.columns, delta) + ") __ivm_d WHERE __ivm_d.__ivm_cnt" + sql::op(">") + "0" +
+           (key.empty() ? "" : " ORDER BY __ivm_d.__ivm_h");
+}
+
 std::string keyed_merge_statement(const CountingView& view, const std::string& delta, KeyedRows rows, Lookup lookup) {
     const std::string cols = output_columns(view, "");
     const std::string gt0 = sql::op(">") + "0";
     // Inserted tuples each count 1 (a product of 1s: a keyed view reads
     // tables), straight from the delta into the storage, in the key
     // index's order (which pays for the sort).
-    if (rows == KeyedRows::Inserted) {
-        const std::string key = key_value(view, "__ivm_d", tuples::Key::Carried);
-        return "INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") SELECT " + cols +
-               ", 1::bigint" + key + " FROM (" + tuples::carry_key(view.columns, delta) + ") __ivm_d WHERE __ivm_d.__ivm_cnt" +
-               gt0 + (key.empty() ? "" : " ORDER BY __ivm_d.__ivm_h");
-    }
+    if (rows == KeyedRows::Inserted)
+        return "INSERT INTO " + view.storage + " (" + cols + ", __ivm_count" + key_target(view) + ") " +
+               keyed_insert_query(view, delta);
     // Each deleted tuple is stored once with count 1, and is deleted where
     // it is found, one key index lookup each, in the key index's order (or
     // by one join, for a large part of the storage); a

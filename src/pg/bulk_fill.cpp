@@ -3,6 +3,7 @@
 #include "pg/boundary.hpp"
 
 extern "C" {
+#include "catalog/pg_trigger.h"
 #include "executor/nodeModifyTable.h"
 }
 
@@ -25,11 +26,18 @@ struct FillReceiver {
     int counted_column;  // -1: none
     uint64 rows;
     int64 counted;
-    // Where the table has stored generated columns, what computes them;
-    // the query gives the other columns.
+    int options;  // table_multi_insert's
+    // Where the table has stored generated columns, what computes them (the
+    // query gives the other columns); where it has indexes, their entries
+    // are made for each batch written.
     EState* estate;
     ResultRelInfo* generated;
-    TupleTableSlot* batch[batch_rows];  // made as needed, in the table's slot type
+    ResultRelInfo* indexed;
+    // Made as needed, in the table's slot type, in `own` (the context of
+    // this receiver, which outlives the executor's: the last batch is
+    // written after the query ends).
+    TupleTableSlot* batch[batch_rows];
+    MemoryContext own;
     int batched;
     Size batched_bytes;
     MemoryContext flush_context;  // what writing a batch allocates, reset after it
@@ -38,7 +46,12 @@ struct FillReceiver {
 void flush_batch(FillReceiver* r) {
     if (r->batched == 0) return;
     MemoryContext old = MemoryContextSwitchTo(r->flush_context);
-    table_multi_insert(r->rel, r->batch, r->batched, r->command, TABLE_INSERT_SKIP_FSM, r->bulk);
+    table_multi_insert(r->rel, r->batch, r->batched, r->command, r->options, r->bulk);
+    if (r->indexed != nullptr)
+        for (int i = 0; i < r->batched; ++i) {
+            list_free(ExecInsertIndexTuples(r->indexed, r->batch[i], r->estate, false, false, nullptr, NIL));
+            ResetPerTupleExprContext(r->estate);
+        }
     MemoryContextSwitchTo(old);
     for (int i = 0; i < r->batched; ++i) ExecClearTuple(r->batch[i]);
     MemoryContextReset(r->flush_context);
@@ -46,7 +59,12 @@ void flush_batch(FillReceiver* r) {
     r->batched_bytes = 0;
 }
 
-void fill_startup(DestReceiver*, int, TupleDesc) {}
+// The rows get the command id of the statement that makes them, taken
+// when it starts (SPI advances it before each statement it runs).
+void fill_startup(DestReceiver* self, int, TupleDesc) {
+    auto* r = reinterpret_cast<FillReceiver*>(self);
+    r->command = GetCurrentCommandId(true);
+}
 
 // The query's row as the table's: its columns in the table's other than
 // the generated ones, which are computed.  A copy, in `kept`'s own memory.
@@ -73,7 +91,11 @@ bool fill_receive(TupleTableSlot* slot, DestReceiver* self) {
     TupleDesc desc = RelationGetDescr(r->rel);
     slot_getallattrs(slot);
     TupleTableSlot*& kept = r->batch[r->batched];
-    if (kept == nullptr) kept = table_slot_create(r->rel, nullptr);
+    if (kept == nullptr) {
+        MemoryContext old = MemoryContextSwitchTo(r->own);
+        kept = table_slot_create(r->rel, nullptr);
+        MemoryContextSwitchTo(old);
+    }
     take_row(r, slot, kept);
     slot_getallattrs(kept);
     for (int i = 0; i < desc->natts; ++i)
@@ -109,6 +131,73 @@ bool same_columns(TupleDesc query, TupleDesc table) {
 
 }  // namespace
 
+namespace {
+
+// A receiver writing into `rel` (open), with the table's generated
+// columns computed and, for a table in use (`live`), its free space used
+// and its index entries made.
+FillReceiver* start_writing(Relation rel, int counted_column, bool live) {
+    auto* r = static_cast<FillReceiver*>(palloc0(sizeof(FillReceiver)));
+    r->own = CurrentMemoryContext;
+    r->pub.receiveSlot = fill_receive;
+    r->pub.rStartup = fill_startup;
+    r->pub.rShutdown = fill_shutdown;
+    r->pub.rDestroy = fill_destroy;
+    r->pub.mydest = DestIntoRel;
+    r->rel = rel;
+    r->counted_column = counted_column;
+    r->options = live ? 0 : TABLE_INSERT_SKIP_FSM;
+    r->bulk = GetBulkInsertState();
+    r->flush_context = AllocSetContextCreate(CurrentMemoryContext, "ivm fill batch", ALLOCSET_DEFAULT_SIZES);
+    TupleDesc desc = RelationGetDescr(rel);
+    const bool generated = desc->constr != nullptr && desc->constr->has_generated_stored;
+    if (generated || live) r->estate = CreateExecutorState();
+    if (generated) {
+        r->generated = makeNode(ResultRelInfo);
+        InitResultRelInfo(r->generated, rel, 0, nullptr, 0);
+    }
+    if (live) {
+        r->indexed = makeNode(ResultRelInfo);
+        InitResultRelInfo(r->indexed, rel, 0, nullptr, 0);
+        ExecOpenIndices(r->indexed, false);
+    }
+    return r;
+}
+
+void finish_writing(FillReceiver* r) {
+    flush_batch(r);
+    for (TupleTableSlot* kept : r->batch)
+        if (kept != nullptr) ExecDropSingleTupleTableSlot(kept);
+    if (r->indexed != nullptr) ExecCloseIndices(r->indexed);
+    if (r->estate != nullptr) FreeExecutorState(r->estate);
+    MemoryContextDelete(r->flush_context);
+    FreeBulkInsertState(r->bulk);
+    table_finish_bulk_insert(r->rel, r->options);
+}
+
+// Whether rows written in batches into `rel`, a table in use, are what an
+// INSERT would write: no trigger fires on its inserts but ivm's own guard
+// (which lets maintenance write), no CHECK constraint, and no index that
+// checks its entries (unique or exclusion).
+bool takes_batches(Relation rel) {
+    if (rel->rd_rel->relkind != RELKIND_RELATION) return false;
+    if (const TupleConstr* constr = RelationGetDescr(rel)->constr; constr != nullptr && constr->num_check > 0) return false;
+    if (const TriggerDesc* t = rel->trigdesc; t != nullptr)
+        for (int i = 0; i < t->numtriggers; ++i)
+            if (strcmp(t->triggers[i].tgname, "ivm_refuse_change") != 0 && TRIGGER_FOR_INSERT(t->triggers[i].tgtype))
+                return false;
+    ListCell* lc;
+    foreach (lc, RelationGetIndexList(rel)) {
+        Relation index = index_open(lfirst_oid(lc), AccessShareLock);
+        const bool checks = index->rd_index->indisunique || index->rd_index->indisexclusion;
+        index_close(index, AccessShareLock);
+        if (checks) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const char* counted) {
     const char* sql = query.c_str();
     BulkFill result;
@@ -135,35 +224,15 @@ std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const cha
         // committed since the firing statement began.
         PushActiveSnapshot(GetTransactionSnapshot());
         UpdateActiveSnapshotCommandId();
-        auto* r = static_cast<FillReceiver*>(palloc0(sizeof(FillReceiver)));
-        r->pub.receiveSlot = fill_receive;
-        r->pub.rStartup = fill_startup;
-        r->pub.rShutdown = fill_shutdown;
-        r->pub.rDestroy = fill_destroy;
-        r->pub.mydest = DestIntoRel;
-        r->rel = rel;
-        r->command = GetCurrentCommandId(true);
-        r->counted_column = counted_column;
-        QueryDesc* qd = CreateQueryDesc(plan, sql, GetActiveSnapshot(), InvalidSnapshot, &r->pub, nullptr, nullptr, 0);
+        FillReceiver* r = nullptr;
+        QueryDesc* qd = CreateQueryDesc(plan, sql, GetActiveSnapshot(), InvalidSnapshot, None_Receiver, nullptr, nullptr, 0);
         ExecutorStart(qd, 0);
         const bool fits = same_columns(qd->tupDesc, RelationGetDescr(rel));
         if (fits) {
-            r->bulk = GetBulkInsertState();
-            r->flush_context = AllocSetContextCreate(CurrentMemoryContext, "ivm fill batch", ALLOCSET_DEFAULT_SIZES);
-            TupleDesc desc = RelationGetDescr(rel);
-            if (desc->constr != nullptr && desc->constr->has_generated_stored) {
-                r->estate = CreateExecutorState();
-                r->generated = makeNode(ResultRelInfo);
-                InitResultRelInfo(r->generated, rel, 0, nullptr, 0);
-            }
+            r = start_writing(rel, counted_column, false);
+            qd->dest = &r->pub;
             ExecutorRun(qd, ForwardScanDirection, 0, true);
-            flush_batch(r);
-            for (TupleTableSlot* kept : r->batch)
-                if (kept != nullptr) ExecDropSingleTupleTableSlot(kept);
-            if (r->estate != nullptr) FreeExecutorState(r->estate);
-            MemoryContextDelete(r->flush_context);
-            FreeBulkInsertState(r->bulk);
-            table_finish_bulk_insert(rel, TABLE_INSERT_SKIP_FSM);
+            finish_writing(r);
         }
         ExecutorFinish(qd);
         ExecutorEnd(qd);
@@ -171,12 +240,45 @@ std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const cha
         PopActiveSnapshot();
         table_close(rel, NoLock);
         CommandCounterIncrement();  // what follows sees the rows
-        result.rows = r->rows;
-        result.counted = r->counted;
+        if (r != nullptr) {
+            result.rows = r->rows;
+            result.counted = r->counted;
+        }
         return fits;
     });
     if (!done) return std::nullopt;
     return result;
+}
+
+std::optional<uint64> bulk_insert(Oid table, const std::string& query) {
+    const char* sql = query.c_str();
+    uint64 rows = 0;
+    const bool done = call([&] {
+        Relation rel = table_open(table, RowExclusiveLock);
+        SPIPlanPtr plan = takes_batches(rel) ? SPI_prepare(sql, 0, nullptr) : nullptr;
+        if (takes_batches(rel) && plan == nullptr)
+            elog(ERROR, "ivm could not prepare a bulk insert: %s", SPI_result_code_string(SPI_result));
+        List* sources = plan == nullptr ? NIL : SPI_plan_get_plan_sources(plan);
+        const auto* source = list_length(sources) == 1 ? static_cast<CachedPlanSource*>(linitial(sources)) : nullptr;
+        if (source == nullptr || source->resultDesc == nullptr || !same_columns(source->resultDesc, RelationGetDescr(rel))) {
+            if (plan != nullptr) SPI_freeplan(plan);
+            table_close(rel, NoLock);
+            return false;
+        }
+        FillReceiver* r = start_writing(rel, -1, true);
+        SPIExecuteOptions options{};
+        options.dest = &r->pub;
+        const int rc = SPI_execute_plan_extended(plan, &options);
+        if (rc < 0) elog(ERROR, "ivm's bulk insert failed: %s", SPI_result_code_string(rc));
+        finish_writing(r);
+        SPI_freeplan(plan);
+        table_close(rel, NoLock);
+        CommandCounterIncrement();  // what follows sees the rows
+        rows = r->rows;
+        return true;
+    });
+    if (!done) return std::nullopt;
+    return rows;
 }
 
 }  // namespace ivm::pg

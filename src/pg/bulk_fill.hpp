@@ -23,4 +23,12 @@ struct BulkFill {
 // written, where the table or the query's columns do not qualify.
 std::optional<BulkFill> bulk_fill(Oid table, const std::string& query, const char* counted);
 
+// Runs `query` through SPI (so that it may read the transition rows SPI
+// knows) and writes its rows into `table`, a table in use, as bulk_fill
+// writes them, with each batch's index entries made after it: the rows
+// written.  None, and nothing written, where the query's columns do not
+// match or an INSERT would do more (a trigger on inserts other than ivm's
+// guard, a CHECK constraint, a unique or exclusion index).
+std::optional<uint64> bulk_insert(Oid table, const std::string& query);
+
 }  // namespace ivm::pg

@@ -283,9 +283,21 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
         const counting::Lookup find = !small && large_part_of_storage(view, static_cast<double>(keyed->deleted))
                                           ? counting::Lookup::Join
                                           : counting::Lookup::PerTuple;
-        result = run_merge(view, small ? plan : std::string(), [&] {
-            return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), rows, find);
-        }, lookups);
+        // Many fresh tuples are written in batches (a kept plan's few by
+        // its INSERT).
+        const TimestampTz started = GetCurrentTimestamp();
+        const std::optional<uint64> written =
+            !small && rows == KeyedRows::Inserted
+                ? bulk_insert(view.entry.storage,
+                              counting::keyed_insert_query(model, counting::keyed_delta_query(model, keyed->base)))
+                : std::nullopt;
+        if (written) {
+            result.rows_added = static_cast<int64>(*written);
+            record_run(view, result, started);
+        } else
+            result = run_merge(view, small ? plan : std::string(), [&] {
+                return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), rows, find);
+            }, lookups);
     } else if (rebuild) {
         result = rebuild_storage(view);
     } else if (small) {

@@ -63,11 +63,14 @@ TEST(KeyedDelta, NotForATableReadTwiceNorAViewNotKeyed) {
 
 TEST(KeyedMerge, InsertsWithoutLookupInKeyOrder) {
     const std::string sql = ivm::counting::keyed_merge_statement(keyed_view(), "<delta>", KeyedRows::Inserted);
-    EXPECT_EQ(sql.rfind("INSERT INTO public.v__ivm_data (a, c, __ivm_count, __ivm_key) SELECT a, c, 1::bigint, "
-                        "__ivm_d.__ivm_h FROM (SELECT __ivm_x.*, pg_catalog.hash_record_extended(ROW(__ivm_x.a, __ivm_x.c), "
-                        "0::bigint) AS __ivm_h FROM (<delta>) __ivm_x",
+    EXPECT_EQ(sql.rfind("INSERT INTO public.v__ivm_data (a, c, __ivm_count, __ivm_key) SELECT a, c, 1::bigint AS __ivm_count, "
+                        "__ivm_d.__ivm_h AS __ivm_key FROM (SELECT __ivm_x.*, pg_catalog.hash_record_extended(ROW(__ivm_x.a, "
+                        "__ivm_x.c), 0::bigint) AS __ivm_h FROM (<delta>) __ivm_x",
                         0),
               0u);
+    // The same rows as a query, named as the storage's columns (for bulk_insert).
+    EXPECT_EQ(sql, "INSERT INTO public.v__ivm_data (a, c, __ivm_count, __ivm_key) " +
+                       ivm::counting::keyed_insert_query(keyed_view(), "<delta>"));
     EXPECT_NE(sql.find("WHERE __ivm_d.__ivm_cnt OPERATOR(pg_catalog.>) 0 ORDER BY __ivm_d.__ivm_h"), std::string::npos);
     EXPECT_EQ(sql.find("__ivm_s"), std::string::npos);  // no stored row is read
 }
