@@ -129,10 +129,6 @@ bool same_columns(TupleDesc query, TupleDesc table) {
     return q == query->natts;
 }
 
-}  // namespace
-
-namespace {
-
 // A receiver writing into `rel` (open), with the table's generated
 // columns computed and, for a table in use (`live`), its free space used
 // and its index entries made.
@@ -255,9 +251,11 @@ std::optional<uint64> bulk_insert(Oid table, const std::string& query) {
     uint64 rows = 0;
     const bool done = call([&] {
         Relation rel = table_open(table, RowExclusiveLock);
-        SPIPlanPtr plan = takes_batches(rel) ? SPI_prepare(sql, 0, nullptr) : nullptr;
-        if (takes_batches(rel) && plan == nullptr)
-            elog(ERROR, "ivm could not prepare a bulk insert: %s", SPI_result_code_string(SPI_result));
+        SPIPlanPtr plan = nullptr;
+        if (takes_batches(rel)) {
+            plan = SPI_prepare(sql, 0, nullptr);
+            if (plan == nullptr) elog(ERROR, "ivm could not prepare a bulk insert: %s", SPI_result_code_string(SPI_result));
+        }
         List* sources = plan == nullptr ? NIL : SPI_plan_get_plan_sources(plan);
         const auto* source = list_length(sources) == 1 ? static_cast<CachedPlanSource*>(linitial(sources)) : nullptr;
         if (source == nullptr || source->resultDesc == nullptr || !same_columns(source->resultDesc, RelationGetDescr(rel))) {
