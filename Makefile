@@ -14,7 +14,7 @@ PG_SRCS   = $(wildcard src/pg/*.cpp)
 CORE_OBJS = $(CORE_SRCS:.cpp=.o)
 OBJS      = $(CORE_OBJS) $(PG_SRCS:.cpp=.o)
 
-REGRESS = setup create key_hash joins outer_joins subqueries from_subqueries transactions refusals direct_writes operability recursive general_recursion alter aggregates unions views_over_views ddl partitions security plain_views rebuild keyed lookups faults constants scalar_subqueries windows no_equality names deferred swap replicated backward_forward
+REGRESS = setup create key_hash joins outer_joins subqueries from_subqueries transactions refusals direct_writes operability recursive general_recursion alter aggregates unions views_over_views ddl partitions security plain_views rebuild keyed lookups faults constants scalar_subqueries windows no_equality names deferred swap large_statements replicated backward_forward
 REGRESS_OPTS = --load-extension=ivm
 # The tests that read ivm.stats, which needs ivm in shared_preload_libraries;
 # run.sh runs the others again on a cluster without it.

@@ -338,6 +338,19 @@ MaintenanceResult run_whole(ViewRuntime& view, const char* key, std::string (*st
 
 MaintenanceResult refresh(ViewRuntime& view) { return run_whole(view, "refresh", counting::refresh_statement); }
 
+MaintenanceResult recompute(ViewRuntime& view) {
+    if (!counting::can_rebuild(view.analyzed.model)) return refresh(view);
+    lock_for_maintenance(view, view.entry.storage);
+    Elevated e = enter(view);
+    MaintenanceResult result = rebuild_storage(view);
+    leave(e);
+    return result;
+}
+
+bool rebuilds_change(const ViewRuntime& view, double inserted, double deleted) {
+    return counting::can_rebuild(view.analyzed.model) && rebuild_pays(view, inserted, deleted);
+}
+
 MaintenanceResult first_fill(ViewRuntime& view) {
     const CountingView& model = view.analyzed.model;
     lock_for_maintenance(view, view.entry.storage);

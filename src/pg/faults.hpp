@@ -12,6 +12,7 @@ namespace ivm::pg::faults {
 // Steps (see each use):
 //   create.made      create_view: storage, triggers and catalog made, before the fill
 //   create.filled    create_view: after the fill
+//   maintain.uncaptured  a statement's AFTER trigger found its transition rows not kept
 //   maintain.locked  counting maintenance: locks taken, transition rows registered
 //   maintain.merged  counting maintenance: after the merge
 //   dred.deleted     DRed: after the over-deletion

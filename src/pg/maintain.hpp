@@ -97,6 +97,13 @@ void forget_runtime(int32 view_id);
 MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes);
 // Makes the storage equal to the query run now.  Needs SPI.
 MaintenanceResult refresh(ViewRuntime& view);
+// The same after a change whose rows are not known (a TRUNCATE, a
+// statement without transition capture): rebuilt where the view may be,
+// as a large change is.  Needs SPI.
+MaintenanceResult recompute(ViewRuntime& view);
+// Whether a change of about `inserted` and `deleted` rows of a base would
+// rebuild the view rather than merge its delta.
+bool rebuilds_change(const ViewRuntime& view, double inserted, double deleted);
 // Fills a storage just made, without its key index (counting::can_rebuild
 // views: storage_ddl's index_later), then builds the index.  Needs SPI.
 MaintenanceResult first_fill(ViewRuntime& view);

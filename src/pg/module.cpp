@@ -7,6 +7,7 @@
 #include "pg/dred_backward_forward.hpp"
 #include "pg/faults.hpp"
 #include "pg/key_hash.hpp"
+#include "pg/large_statements.hpp"
 #include "pg/maintain.hpp"
 #include "pg/pending.hpp"
 #include "pg/replicated.hpp"
@@ -65,6 +66,7 @@ void _PG_init(void) {
     RegisterSubXactCallback(on_subxact, nullptr);
     CacheRegisterRelcacheCallback(on_relcache, 0);
     ivm::pg::use_installed_key_hash();
+    ivm::pg::install_large_statement_hook();
     ivm::pg::define_settings();
     ivm::pg::faults::define_setting();
     ivm::pg::define_backward_forward_setting();

@@ -21,6 +21,7 @@ extern "C" {
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "catalog/pg_am.h"
 #include "commands/defrem.h"

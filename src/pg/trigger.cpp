@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
+#include "pg/faults.hpp"
 #include "pg/maintain.hpp"
 #include "pg/netting.hpp"
 #include "pg/pending.hpp"
@@ -29,7 +30,10 @@ struct Firing {
     SubTransactionId subxact;
     bool before;           // BEFORE STATEMENT (true) or AFTER STATEMENT
     Oid relid;
-    bool truncate = false;
+    // The rows are not known: a TRUNCATE, or a statement that started
+    // without its transition capture (large_statements.hpp).  The view is
+    // computed anew.
+    bool unknown_rows = false;
     Tuplestorestate* new_rows = nullptr;
     Tuplestorestate* old_rows = nullptr;
     bool copies = false;  // the rows are our copies (in pending_context), ended once maintained
@@ -183,7 +187,7 @@ void net_repeated_changes(std::vector<BaseChange>& changes, const std::vector<bo
 void maintain(PendingKey key, std::vector<Firing>& firings) {
     // Only UPDATEs of columns the view does not read: nothing changed.
     if (std::all_of(firings.begin(), firings.end(), [](const Firing& f) {
-            return f.before || (!f.truncate && f.new_rows == nullptr && f.old_rows == nullptr);
+            return f.before || (!f.unknown_rows && f.new_rows == nullptr && f.old_rows == nullptr);
         })) {
         for (Firing& f : firings) release(f);
         return;
@@ -194,14 +198,14 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
     std::shared_ptr<ViewRuntime> holder = runtime_for_change(key.view_id, rows);
     ViewRuntime& view = *holder;
     Snapshot before = firings.front().snapshot;
-    bool truncated = false;
+    bool unknown = false;
     const std::size_t n = key.recursive ? view.analyzed.recursive_base_oids.size() : view.analyzed.base_oids.size();
     std::vector<BaseChange> changes(n);
     std::vector<CommandId> command(n, InvalidCommandId);
     std::vector<bool> repeated(n, false);
     for (Firing& f : firings) {
         if (f.before) continue;
-        truncated |= f.truncate;
+        unknown |= f.unknown_rows;
         int b = key.recursive ? view.recursive_base_index(f.relid) : view.base_index(f.relid);
         if (b < 0) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
         BaseChange& c = changes[b];
@@ -220,18 +224,18 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
         }
     }
     std::vector<Tuplestorestate*> netted;
-    if (!truncated && view.entry.populated)
+    if (!unknown && view.entry.populated)
         net_repeated_changes(changes, repeated,
                              key.recursive ? view.analyzed.recursive_base_oids : view.analyzed.base_oids, netted);
     if (!view.entry.populated) {
         // refresh_view(..., false): maintenance paused
     } else if (key.recursive) {
-        if (truncated)
-            refresh_recursive(view);  // TRUNCATE has no transition tables: recompute
+        if (unknown)
+            refresh_recursive(view);
         else
             apply_recursive_changes(view, changes, before);
-    } else if (truncated) {
-        refresh(view);
+    } else if (unknown) {
+        recompute(view);
     } else {
         apply_changes(view, changes);
     }
@@ -341,7 +345,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
                          "ivm AFTER trigger fired without its BEFORE trigger");
     }
     Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
-    firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
+    firing.unknown_rows = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
     firing.command = call([] { return GetActiveSnapshot()->curcid; });
     spi::connect();
     std::shared_ptr<ViewRuntime> view = runtime_for_locks(key.view_id);
@@ -350,6 +354,12 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
                         !reads_updated_columns(*view, data->tg_relation, data->tg_updatedcols);
     view.reset();
     spi::finish();
+    const Trigger* trigger = data->tg_trigger;
+    if (!unread && ((trigger->tgnewtable != nullptr && data->tg_newtable == nullptr) ||
+                    (trigger->tgoldtable != nullptr && data->tg_oldtable == nullptr))) {
+        firing.unknown_rows = true;  // not captured (large_statements.hpp)
+        faults::point("maintain.uncaptured");
+    }
     if (unread) {
         // (no rows: answers its BEFORE, changes nothing)
         if (unanswered > 1) {
