@@ -14,7 +14,8 @@
 namespace ivm::counting {
 
 std::string row_count_query(const CountingView& view) {
-    if (!view.repeats_rows()) return "SELECT pg_catalog.count(*) FROM " + view.storage;
+    // (a keyed view's tuples have count 1: counted without reading the column)
+    if (first_fill_writes_view_rows(view)) return "SELECT pg_catalog.count(*) FROM " + view.storage;
     return "SELECT COALESCE(pg_catalog.sum(__ivm_count), 0)::bigint FROM " + view.storage;
 }
 
