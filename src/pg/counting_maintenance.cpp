@@ -18,7 +18,7 @@
 
 namespace ivm::pg {
 
-double rebuild_fraction = 0.5;
+double rebuild_fraction = 0.3;
 bool allow_parallel_writers = true;
 int large_delta_rows = 5000;
 
@@ -39,7 +39,7 @@ void define_settings() {
                              "A change of more transition rows than this fraction of the tuples the view holds after "
                              "it (the rows its query reads or its stored tuples, whichever is more, plus the rows "
                              "inserted less those deleted) recomputes the view instead of merging its delta.",
-                             &rebuild_fraction, 0.5, 0.0, 1e10, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+                             &rebuild_fraction, 0.3, 0.0, 1e10, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomBoolVariable("ivm.rebuild_by_swap",
                              "Lets a rebuild of a view's storage fill a new heap and swap it in, as REFRESH does.",
                              "Readers that come after such a rebuild wait for the writer's commit, as for a REFRESH; "
@@ -53,13 +53,13 @@ namespace {
 // to merge tuple by tuple than the view costs to compute anew, which writes
 // the tuples the view holds after the change: about the larger of the rows
 // its query reads and the tuples its storage holds, plus the rows inserted
-// less those deleted.  On W1 (1,000,000 tuples) deleting half the accounts
-// merged in 1.5-1.9 s and rebuilt (by swap) in 0.9-1.0 s; a quarter merged
-// in 0.86 s and rebuilt in 1.17 s.  Fresh tuples of a keyed view too, since
-// a rebuild writes in batches: 1,000,000 accounts inserted merged in
-// 3.0-3.4 s and rebuilt in 2.2 s, 500,000 about even (2.5 s).  A small
-// change (a kept plan) never asks (ivm.rebuild_fraction = 0 rebuilds on
-// every change).
+// less those deleted.  On W1 (1,000,000 tuples), since a statement that
+// large keeps no transition rows (large_statements.hpp): deleting a quarter
+// of the accounts merged in 1.2-1.3 s and rebuilt in 0.8 s, updating a
+// quarter 1.9-2.1 s against 1.85 s, updating 15% 1.8-1.9 s against 1.4-1.5 s;
+// inserts about even either way (half as many accounts again: 2.3 s).  A
+// small change (a kept plan) never asks (ivm.rebuild_fraction = 0 rebuilds
+// on every change).
 bool rebuild_pays(const ViewRuntime& view, double inserted, double deleted) {
     const double rows = inserted + deleted;
     if (rebuild_fraction == 0) return rows > 0;

@@ -176,7 +176,7 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     const bool rebuilds = counting::can_rebuild(model);
     lines.push_back("large changes (more than " + std::to_string(large_delta_rows) +
                     " transition rows): the delta planned for the change's size, or where the planner prices it "
-                    "at most half the delta " + (rebuilds ? "the rebuild below" : "the recompute run on TRUNCATE (below)"));
+                    "at most half the delta " + (rebuilds ? "the rebuild below" : "the recompute below"));
     if (rebuilds)
         lines.push_back("rebuild the storage (also for a large change of more than ivm.rebuild_fraction, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +
@@ -185,7 +185,11 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                         "heap swapped in, as REFRESH does, where no one reads the view then (ivm.rebuild_by_swap, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_by_swap')").at(0).at(0).value_or("") +
                         "), else rewritten in place: " + counting::rebuild_statement(model));
-    lines.push_back("on TRUNCATE of a base relation: recompute, merging the difference:");
+    if (rebuilds)
+        lines.push_back("on TRUNCATE of a base relation, and for a statement the planner expects to change that many "
+                        "rows (which then keeps no transition rows where no other trigger reads them): the rebuild above");
+    lines.push_back(rebuilds ? "by ivm.refresh_view: recompute, merging the difference:"
+                             : "on TRUNCATE of a base relation and by ivm.refresh_view: recompute, merging the difference:");
     lines.push_back("  delta: " + counting::refresh_delta_query(model));
     if (view.analyzed.program) return explain_program(*view.analyzed.program, view.entry.recursive_storage, lines);
     if (!view.analyzed.recursive) return lines;
