@@ -70,6 +70,28 @@ UPDATE ls_a SET bal = bal + 1;
 DELETE FROM ls_a WHERE aid > 1900;
 SELECT ivm_check('ls_j'), ivm_check('ls_n');
 
+-- Views of groups are computed anew too (the difference merged), the
+-- partial state's and a string_agg's; a set operation is not, and keeps
+-- the rows of every statement on its tables.
+SET client_min_messages = warning;
+SELECT ivm.create_view('ls_g', 'SELECT bid, count(*) AS n, sum(bal) AS s, max(bal) AS top FROM ls_a GROUP BY bid');
+SELECT ivm.create_view('ls_s', 'SELECT bid, string_agg(bal::text, '','' ORDER BY aid) AS bals FROM ls_a GROUP BY bid');
+RESET client_min_messages;
+SELECT ls_path('UPDATE ls_a SET bal = bal + 1');
+RESET ivm.test_fail_at;
+UPDATE ls_a SET bal = bal + 2 WHERE aid % 2 = 0;
+DELETE FROM ls_a WHERE aid > 1800;
+SELECT ivm_check('ls_j'), ivm_check('ls_n'), ivm_check('ls_g'), ivm_check('ls_s');
+SET client_min_messages = warning;
+SELECT ivm.create_view('ls_u', 'SELECT bid FROM ls_a EXCEPT ALL SELECT bid FROM ls_b');
+RESET client_min_messages;
+SELECT ls_path('UPDATE ls_a SET bid = 1 + bid % 10');
+RESET ivm.test_fail_at;
+UPDATE ls_a SET bid = 1 + bid % 10;
+SELECT ivm_check('ls_j'), ivm_check('ls_n'), ivm_check('ls_g'), ivm_check('ls_s'), ivm_check('ls_u');
+SELECT ivm.drop_view('ls_u');
+SELECT ivm.drop_view('ls_s');
+SELECT ivm.drop_view('ls_g');
 SELECT ivm.drop_view('ls_n');
 SELECT ivm.drop_view('ls_j');
 DROP TABLE ls_a, ls_b, ls_seen;

@@ -347,8 +347,9 @@ MaintenanceResult recompute(ViewRuntime& view) {
     return result;
 }
 
-bool rebuilds_change(const ViewRuntime& view, double inserted, double deleted) {
-    return counting::can_rebuild(view.analyzed.model) && rebuild_pays(view, inserted, deleted);
+bool recomputes_change(const ViewRuntime& view, double inserted, double deleted) {
+    // (a set operation's recompute merges the difference of every tuple)
+    return view.analyzed.model.shape() != CountingView::Shape::SetOperation && rebuild_pays(view, inserted, deleted);
 }
 
 MaintenanceResult first_fill(ViewRuntime& view) {

@@ -48,7 +48,7 @@ std::optional<std::vector<int32>> views_capturing(Relation rel, int16 event) {
 
 // Drops the transition capture of the statement `query` starts where it
 // changes only what large_statements.hpp allows and every view reading the
-// table would be rebuilt for the rows the planner expects it to change.
+// table would be computed anew for the rows the planner expects it to change.
 void drop_capture_if_rebuilt(QueryDesc* query) {
     PlanState* top = query->planstate;
     if (top == nullptr || !IsA(top, ModifyTableState)) return;
@@ -76,7 +76,7 @@ void drop_capture_if_rebuilt(QueryDesc* query) {
     bool rebuilt = true;
     for (int32 id : *views) {
         std::shared_ptr<ViewRuntime> view = runtime_for_locks(id);
-        if (view->entry.populated && !rebuilds_change(*view, inserted, deleted)) {
+        if (view->entry.populated && !recomputes_change(*view, inserted, deleted)) {
             rebuilt = false;
             break;
         }

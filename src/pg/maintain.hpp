@@ -101,9 +101,12 @@ MaintenanceResult refresh(ViewRuntime& view);
 // statement without transition capture): rebuilt where the view may be,
 // as a large change is.  Needs SPI.
 MaintenanceResult recompute(ViewRuntime& view);
-// Whether a change of about `inserted` and `deleted` rows of a base would
-// rebuild the view rather than merge its delta.
-bool rebuilds_change(const ViewRuntime& view, double inserted, double deleted);
+// Whether a change of about `inserted` and `deleted` rows of a base is
+// past ivm.rebuild_fraction of the view, where computing it anew costs
+// less than its delta: rebuilt (a view of tuples, as apply_changes does),
+// or for a view of groups recomputed with the difference merged (about a
+// REFRESH where groups are fewer than rows).  Not a set operation.
+bool recomputes_change(const ViewRuntime& view, double inserted, double deleted);
 // Fills a storage just made, without its key index (counting::can_rebuild
 // views: storage_ddl's index_later), then builds the index.  Needs SPI.
 MaintenanceResult first_fill(ViewRuntime& view);
