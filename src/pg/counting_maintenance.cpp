@@ -177,23 +177,29 @@ bool storage_indexed_on(Oid storage, const std::string& column) {
     return false;
 }
 
-// The storage made anew from the query: in a new heap swapped in where it
-// may be (heap_swap.hpp), else rewritten in place by one statement.
-MaintenanceResult rebuild_storage(ViewRuntime& view) {
+// The storage made anew from the query in a new heap swapped in, where
+// the view may be (a view of tuples or of partial state, counting::
+// can_first_fill) and heap_swap.hpp allows; none otherwise.
+std::optional<MaintenanceResult> swapped_storage(ViewRuntime& view) {
     const CountingView& model = view.analyzed.model;
-    if (may_swap(view.entry.storage, view.entry.view)) {
-        const TimestampTz started = GetCurrentTimestamp();
-        const int64 before = spi::query_int(counting::row_count_query(model));
-        if (const std::optional<BulkFill> filled =
-                swap_storage(view.entry.storage, counting::first_fill_query(model), "__ivm_count")) {
-            MaintenanceResult result;
-            result.rows_removed = before;
-            result.rows_added = counting::first_fill_writes_view_rows(model) ? static_cast<int64>(filled->rows) : filled->counted;
-            record_run(view, result, started);
-            return result;
-        }
-    }
-    return run_merge(view, "rebuild", [&] { return counting::rebuild_statement(model); });
+    if (!counting::can_first_fill(model) || !may_swap(view.entry.storage, view.entry.view)) return std::nullopt;
+    const TimestampTz started = GetCurrentTimestamp();
+    const int64 before = spi::query_int(counting::row_count_query(model));
+    const std::optional<BulkFill> filled =
+        swap_storage(view.entry.storage, counting::first_fill_query(model), "__ivm_count");
+    if (!filled) return std::nullopt;
+    MaintenanceResult result;
+    result.rows_removed = before;
+    result.rows_added = counting::first_fill_writes_view_rows(model) ? static_cast<int64>(filled->rows) : filled->counted;
+    record_run(view, result, started);
+    return result;
+}
+
+// The storage made anew from the query (counting::can_rebuild): swapped in
+// where it may be, else rewritten in place by one statement.
+MaintenanceResult rebuild_storage(ViewRuntime& view) {
+    if (std::optional<MaintenanceResult> swapped = swapped_storage(view)) return *swapped;
+    return run_merge(view, "rebuild", [&] { return counting::rebuild_statement(view.analyzed.model); });
 }
 
 // A change of a lookup base of the view (counting::lookup_change) alone,
@@ -339,12 +345,14 @@ MaintenanceResult run_whole(ViewRuntime& view, const char* key, std::string (*st
 MaintenanceResult refresh(ViewRuntime& view) { return run_whole(view, "refresh", counting::refresh_statement); }
 
 MaintenanceResult recompute(ViewRuntime& view) {
-    if (!counting::can_rebuild(view.analyzed.model)) return refresh(view);
+    const CountingView& model = view.analyzed.model;
     lock_for_maintenance(view, view.entry.storage);
     Elevated e = enter(view);
-    MaintenanceResult result = rebuild_storage(view);
+    std::optional<MaintenanceResult> result = swapped_storage(view);
+    if (!result)
+        result = run_merge(view, recompute_key(model), [&] { return recompute_statement(model); });
     leave(e);
-    return result;
+    return *result;
 }
 
 bool recomputes_change(const ViewRuntime& view, double inserted, double deleted) {
