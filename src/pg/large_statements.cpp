@@ -76,7 +76,9 @@ void drop_capture_if_rebuilt(QueryDesc* query) {
     bool rebuilt = true;
     for (int32 id : *views) {
         std::shared_ptr<ViewRuntime> view = runtime_for_locks(id);
-        if (view->entry.populated && !recomputes_change(*view, inserted, deleted)) {
+        const int base = view->base_index(RelationGetRelid(rel));
+        if (view->entry.populated &&
+            (base < 0 || !recomputes_change(*view, static_cast<std::size_t>(base), inserted, deleted))) {
             rebuilt = false;
             break;
         }

@@ -97,16 +97,18 @@ void forget_runtime(int32 view_id);
 MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>& changes);
 // Makes the storage equal to the query run now.  Needs SPI.
 MaintenanceResult refresh(ViewRuntime& view);
-// The same after a change whose rows are not known (a TRUNCATE, a
-// statement without transition capture): rebuilt where the view may be,
-// as a large change is.  Needs SPI.
-MaintenanceResult recompute(ViewRuntime& view);
-// Whether a change of about `inserted` and `deleted` rows of a base is
-// past ivm.rebuild_fraction of the view, where computing it anew costs
-// less than its delta: rebuilt (a view of tuples, as apply_changes does),
-// or for a view of groups recomputed with the difference merged (about a
-// REFRESH where groups are fewer than rows).  Not a set operation.
-bool recomputes_change(const ViewRuntime& view, double inserted, double deleted);
+// The same after a change whose rows are not known (a statement without
+// transition capture, a TRUNCATE) of the bases `changed` says (all false
+// for a TRUNCATE, which writes the view alone): filled into a new heap
+// where the view may be, as a large change's rebuild is.  Needs SPI.
+MaintenanceResult recompute(ViewRuntime& view, const std::vector<bool>& changed);
+// Whether a change of about `inserted` and `deleted` rows of the view's
+// base `base` (the planner's estimates) would have the view computed anew
+// rather than its delta merged, as apply_changes decides with the rows
+// counted: a view of tuples past ivm.rebuild_fraction, a view of groups
+// where the planner prices the recompute at most half the delta.  Never a
+// set operation.  Needs SPI (and makes its own connection).
+bool recomputes_change(ViewRuntime& view, std::size_t base, double inserted, double deleted);
 // Fills a storage just made, without its key index (counting::can_rebuild
 // views: storage_ddl's index_later), then builds the index.  Needs SPI.
 MaintenanceResult first_fill(ViewRuntime& view);

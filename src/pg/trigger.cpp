@@ -34,6 +34,7 @@ struct Firing {
     // without its transition capture (large_statements.hpp).  The view is
     // computed anew.
     bool unknown_rows = false;
+    bool truncate = false;  // (of these, a TRUNCATE)
     Tuplestorestate* new_rows = nullptr;
     Tuplestorestate* old_rows = nullptr;
     bool copies = false;  // the rows are our copies (in pending_context), ended once maintained
@@ -198,17 +199,20 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
     std::shared_ptr<ViewRuntime> holder = runtime_for_change(key.view_id, rows);
     ViewRuntime& view = *holder;
     Snapshot before = firings.front().snapshot;
-    bool unknown = false;
+    bool unknown = false, truncated = false;
     const std::size_t n = key.recursive ? view.analyzed.recursive_base_oids.size() : view.analyzed.base_oids.size();
     std::vector<BaseChange> changes(n);
     std::vector<CommandId> command(n, InvalidCommandId);
     std::vector<bool> repeated(n, false);
+    std::vector<bool> changed(n, false);  // bases with rows, or whose rows are not known
     for (Firing& f : firings) {
         if (f.before) continue;
         unknown |= f.unknown_rows;
+        truncated |= f.truncate;
         int b = key.recursive ? view.recursive_base_index(f.relid) : view.base_index(f.relid);
         if (b < 0) throw Error(sqlstate::internal_error, "ivm trigger on a table the view does not read");
         BaseChange& c = changes[b];
+        changed[b] = changed[b] || f.unknown_rows || rows_in(f.new_rows) + rows_in(f.old_rows) > 0;
         if (rows_in(f.new_rows) + rows_in(f.old_rows) > 0) {
             repeated[b] = repeated[b] || (command[b] != InvalidCommandId && command[b] != f.command);
             command[b] = f.command;
@@ -235,7 +239,8 @@ void maintain(PendingKey key, std::vector<Firing>& firings) {
         else
             apply_recursive_changes(view, changes, before);
     } else if (unknown) {
-        recompute(view);
+        // (a TRUNCATE's BEFORE firing took the view's locks alone)
+        recompute(view, truncated ? std::vector<bool>(n, false) : changed);
     } else {
         apply_changes(view, changes);
     }
@@ -345,7 +350,8 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
                          "ivm AFTER trigger fired without its BEFORE trigger");
     }
     Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
-    firing.unknown_rows = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
+    firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
+    firing.unknown_rows = firing.truncate;
     firing.command = call([] { return GetActiveSnapshot()->curcid; });
     spi::connect();
     std::shared_ptr<ViewRuntime> view = runtime_for_locks(key.view_id);
