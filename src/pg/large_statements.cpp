@@ -49,7 +49,7 @@ std::optional<std::vector<int32>> views_capturing(Relation rel, int16 event) {
 // Drops the transition capture of the statement `query` starts where it
 // changes only what large_statements.hpp allows and every view reading the
 // table would be computed anew for the rows the planner expects it to change.
-void drop_capture_if_rebuilt(QueryDesc* query) {
+void drop_capture_if_recomputed(QueryDesc* query) {
     PlanState* top = query->planstate;
     if (top == nullptr || !IsA(top, ModifyTableState)) return;
     auto* modify = reinterpret_cast<ModifyTableState*>(top);
@@ -73,18 +73,18 @@ void drop_capture_if_rebuilt(QueryDesc* query) {
     const std::optional<std::vector<int32>> views = views_capturing(rel, event);
     if (!views || views->empty()) return;
     spi::connect();
-    bool rebuilt = true;
+    bool recomputed = true;
     for (int32 id : *views) {
         std::shared_ptr<ViewRuntime> view = runtime_for_locks(id);
         const int base = view->base_index(RelationGetRelid(rel));
         if (view->entry.populated &&
             (base < 0 || !recomputes_change(*view, static_cast<std::size_t>(base), inserted, deleted))) {
-            rebuilt = false;
+            recomputed = false;
             break;
         }
     }
     spi::finish();
-    if (rebuilt) modify->mt_transition_capture = nullptr;
+    if (recomputed) modify->mt_transition_capture = nullptr;
 }
 
 void start_executor(QueryDesc* query, int eflags) {
@@ -94,7 +94,7 @@ void start_executor(QueryDesc* query, int eflags) {
         standard_ExecutorStart(query, eflags);
     if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0) return;
     boundary([&]() -> Datum {
-        drop_capture_if_rebuilt(query);
+        drop_capture_if_recomputed(query);
         return 0;
     });
 }
