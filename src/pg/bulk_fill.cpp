@@ -1,9 +1,9 @@
 #include "pg/bulk_fill.hpp"
 
+#include "core/triggers.hpp"
 #include "pg/boundary.hpp"
 
 extern "C" {
-#include "catalog/pg_trigger.h"
 #include "executor/nodeModifyTable.h"
 }
 
@@ -180,7 +180,7 @@ bool takes_batches(Relation rel) {
     if (const TupleConstr* constr = RelationGetDescr(rel)->constr; constr != nullptr && constr->num_check > 0) return false;
     if (const TriggerDesc* t = rel->trigdesc; t != nullptr)
         for (int i = 0; i < t->numtriggers; ++i)
-            if (strcmp(t->triggers[i].tgname, "ivm_refuse_change") != 0 && TRIGGER_FOR_INSERT(t->triggers[i].tgtype))
+            if (strcmp(t->triggers[i].tgname, triggers::guard_trigger) != 0 && TRIGGER_FOR_INSERT(t->triggers[i].tgtype))
                 return false;
     ListCell* lc;
     foreach (lc, RelationGetIndexList(rel)) {

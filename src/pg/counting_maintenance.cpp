@@ -134,19 +134,20 @@ std::string recompute_statement(const CountingView& model) {
 
 // A large change's delta merge (planned for its size) against the view's
 // recompute: the merge's plan, or null where the planner prices the
-// recompute at most half the delta.  A view whose delta is dear per changed row (a table read again
+// recompute at most 1/`margin` of the delta and `extra` (what else the
+// delta costs that its plan does not price).  A view whose delta is dear per changed row (a table read again
 // under EXISTS and NOT EXISTS) can cost many times more to maintain than
 // to compute long before a change is ivm.rebuild_fraction of its input;
 // where the two are priced alike the delta stays, as the planner prices a
 // delta's many small parts less surely than one pass over the tables
 // (TPC-H Q06 and Q14 came out slower recomputed).
-SPIPlanPtr delta_unless_recompute(ViewRuntime& view, const std::string& merge) {
+SPIPlanPtr delta_unless_recompute(ViewRuntime& view, const std::string& merge, double margin = 2, double extra = 0) {
     const CountingView& model = view.analyzed.model;
     SPIPlanPtr whole = kept_plan(view, recompute_key(model), [&] { return recompute_statement(model); });
     const char* text = merge.c_str();
     return call([&]() -> SPIPlanPtr {
         SPIPlanPtr plan = spi::prepare(text);
-        if (2 * generic_plan_cost(whole, true) >= generic_plan_cost(plan, false)) return plan;
+        if (margin * generic_plan_cost(whole, true) >= generic_plan_cost(plan, false) + extra) return plan;
         SPI_freeplan(plan);
         return nullptr;
     });
@@ -369,8 +370,8 @@ bool recomputes_change(ViewRuntime& view, std::size_t base, double inserted, dou
     // recomputed: priced as the planner prices a materialized row written
     // and read back from temporary pages as wide as the table's (W2's view,
     // 1,000,000 accounts deleted: the rows kept 300 ms, the delta 400, the
-    // recompute 50).  Without apply_changes' margin for the delta
-    // (delta_unless_recompute), which is there for rows counted.
+    // recompute 50).  Without apply_changes' margin for the delta, which is
+    // there for rows counted.
     if (model.shape() == CountingView::Shape::SetOperation || inserted + deleted <= large_delta_rows ||
         (inserted == deleted && counting::lookup_change(model, base)))
         return false;
@@ -386,20 +387,18 @@ bool recomputes_change(ViewRuntime& view, std::size_t base, double inserted, dou
         register_set(name.c_str(), relid, call([] { return tuplestore_begin_heap(false, false, work_mem); }), rows);
     std::vector<bool> changed(model.bases.size(), false);
     changed[base] = true;
-    const std::string merge =
-        counting::merge_statement(model, counting::delta_query(model, changed, true), counting::Lookup::Join);
-    SPIPlanPtr whole = kept_plan(view, recompute_key(model), [&] { return recompute_statement(model); });
-    const char* text = merge.c_str();
-    const bool recomputed = call([&] {
+    const double pages_per_row = call([&] {
         Relation r = table_open(relid, AccessShareLock);
-        const double pages_per_row = r->rd_rel->reltuples > 0 ? r->rd_rel->relpages / r->rd_rel->reltuples : 0;
+        const double ratio = r->rd_rel->reltuples > 0 ? r->rd_rel->relpages / r->rd_rel->reltuples : 0;
         table_close(r, AccessShareLock);
-        const double kept = (inserted + deleted) * (2 * cpu_operator_cost + 2 * seq_page_cost * pages_per_row);
-        SPIPlanPtr delta = spi::prepare(text);
-        const bool cheaper = generic_plan_cost(whole, true) <= generic_plan_cost(delta, false) + kept;
-        SPI_freeplan(delta);
-        return cheaper;
+        return ratio;
     });
+    const double kept = (inserted + deleted) * (2 * cpu_operator_cost + 2 * seq_page_cost * pages_per_row);
+    SPIPlanPtr delta = delta_unless_recompute(
+        view, counting::merge_statement(model, counting::delta_query(model, changed, true), counting::Lookup::Join), 1,
+        kept);
+    const bool recomputed = delta == nullptr;
+    if (delta != nullptr) call([&] { SPI_freeplan(delta); });
     leave(e);
     spi::finish();
     return recomputed;
