@@ -208,8 +208,12 @@ MaintenanceResult fill(int32 view_id, const AnalyzedView& a, bool new_storage, b
     install_counting_triggers(view_id, a);
     forget_runtime(view_id);
     std::shared_ptr<ViewRuntime> view = runtime_for(view_id);
-    MaintenanceResult result = new_storage && counting::can_first_fill(a.model) ? first_fill(*view) : refresh(*view);
-    analyze_table(view->entry.storage);
+    const bool first = new_storage && counting::can_first_fill(a.model);
+    MaintenanceResult result = first ? first_fill(*view) : refresh(*view);
+    // A first fill builds the key index after it, which tells the planner
+    // how many rows there are; the columns' statistics come with
+    // autovacuum's next round, as a materialized view's do.
+    if (!first) analyze_table(view->entry.storage);
     return result;
 }
 
