@@ -72,7 +72,8 @@ Parts state_parts(const CountingView& view, std::size_t k) {
             n == k && has_argument(p.kind), s == k && has_sum(p.kind), x == k && tracks(p)};
 }
 
-std::string partial_delta(const CountingView& view, const std::string& signed_rows, Net net, bool whole) {
+std::string partial_delta(const CountingView& view, const std::string& signed_rows, Net net, Counts counts, bool whole) {
+    const bool one = counts == Counts::One;
     const std::string keys = tuples::columns(view.group_keys, "");
     std::string rows = signed_rows;
     if (net == Net::Yes &&
@@ -93,14 +94,16 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         rows = "SELECT " + sql::join(cols, ", ") + ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
                ") __ivm_r GROUP BY " + sql::ordinals(cols.size()) + " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
     }
-    std::vector<std::string> sums{"COALESCE(pg_catalog.sum(__ivm_cnt), 0)::bigint AS __ivm_dn"};
+    std::vector<std::string> sums{one ? "pg_catalog.count(*) AS __ivm_dn" : "COALESCE(pg_catalog.sum(__ivm_cnt), 0)::bigint AS __ivm_dn"};
     std::vector<std::string> nonzero{"pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0"};
     for (std::size_t k = 0; k < view.partial.size(); ++k) {
         if (!has_argument(view.partial[k].kind)) continue;
         const std::string arg = "__ivm_arg" + std::to_string(k + 1), n = std::to_string(k + 1);
         const Parts parts = state_parts(view, k);
         if (parts.own_n) {
-            sums.push_back("COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint AS __ivm_dn" + n);
+            sums.push_back((one ? "pg_catalog.count(" + arg + ")"
+                                : "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL), 0)::bigint") +
+                           " AS __ivm_dn" + n);
             nonzero.push_back("pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + " IS NOT NULL)" + sql::op("<>") + "0");
         }
         const Partial& p = view.partial[k];
@@ -112,10 +115,10 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             // value is one of each.
             const std::string agg = extreme_aggregate(p), value = tracked_value(p, k);
             const std::string at = tracks_max(p) ? "ivm.count_at_max(" : "ivm.count_at_min(";
-            const std::string came_rows = " FILTER (WHERE __ivm_cnt" + sql::op(">") + "0)";
+            const std::string came_rows = one ? "" : " FILTER (WHERE __ivm_cnt" + sql::op(">") + "0)";
             const std::string went_rows = " FILTER (WHERE __ivm_cnt" + sql::op("<") + "0)";
             const std::string came = agg + "(" + value + ")" + came_rows, went = agg + "(" + value + ")" + went_rows;
-            const std::string came_n = at + value + ", __ivm_cnt)" + came_rows;
+            const std::string came_n = at + value + (one ? ", 1::bigint)" : ", __ivm_cnt)") + came_rows;
             const std::string went_n = at + value + "," + sql::op("-") + "__ivm_cnt)" + went_rows;
             sums.push_back(came + " AS __ivm_dx" + n);
             sums.push_back(came_n + " AS __ivm_dxn" + n);
@@ -126,19 +129,19 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
         }
         if (!parts.own_s) continue;
         if (!p.numeric) {
-            const std::string product = arg + (p.narrow ? "::bigint" : "::numeric") + sql::op("*") + "__ivm_cnt";
+            const std::string product = one ? arg : arg + (p.narrow ? "::bigint" : "::numeric") + sql::op("*") + "__ivm_cnt";
             sums.push_back("pg_catalog.sum(" + product + ")::numeric AS __ivm_ds" + n);
             nonzero.push_back("pg_catalog.sum(" + product + ")" + sql::op("<>") + "0");
             continue;
         }
         // NaN and the infinities have no scale: the finite sum leaves them out.
-        const std::string finite = "pg_catalog.sum(" + arg + sql::op("*") + "__ivm_cnt) FILTER (WHERE pg_catalog.scale(" +
-                                   arg + ") IS NOT NULL)";
+        const std::string finite = "pg_catalog.sum(" + (one ? arg : arg + sql::op("*") + "__ivm_cnt") +
+                                   ") FILTER (WHERE pg_catalog.scale(" + arg + ") IS NOT NULL)";
         sums.push_back(finite + " AS __ivm_ds" + n);
         nonzero.push_back("COALESCE(" + finite + ", 0)" + sql::op("<>") + "0");
         for (const Special& sp : specials) {
-            const std::string count = "COALESCE(pg_catalog.sum(__ivm_cnt) FILTER (WHERE " + arg + sql::op("=") + sp.value +
-                                      "::numeric), 0)";
+            const std::string count = std::string(one ? "pg_catalog.count(*)" : "COALESCE(pg_catalog.sum(__ivm_cnt)") +
+                                      " FILTER (WHERE " + arg + sql::op("=") + sp.value + "::numeric)" + (one ? "" : ", 0)");
             sums.push_back(count + "::bigint AS " + sp.delta + n);
             nonzero.push_back(count + sql::op("<>") + "0");
         }
@@ -146,7 +149,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
     // Without GROUP BY there is one group, whose row a whole computation
     // always returns (count 0 over no rows).
     const std::string grouping = keys.empty() ? "" : " GROUP BY " + sql::ordinals(view.group_keys.size());
-    const std::string changed = whole ? "" : " HAVING " + sql::join(nonzero, " OR ");
+    const std::string changed = whole || one ? "" : " HAVING " + sql::join(nonzero, " OR ");
     return "SELECT " + (keys.empty() ? "" : keys + ", ") + sql::join(sums, ", ") + " FROM (" + rows + ") __ivm_u" + grouping +
            changed;
 }
@@ -436,12 +439,13 @@ std::string extremes_statement(const CountingView& view) {
         if (view.partial[k].kind == Kind::Expression) sets.push_back(view.columns[k].name + " = " + outputs[k]);
     // The partial state of those groups recomputed from their rows as they are now.
     const Block& block = view.blocks.at(0);
+    const std::vector<State> now = all_now(block);
     const std::string recomputed =
         partial_delta(view,
-                      "SELECT __ivm_q.* FROM (" + term_query(view, block, all_now(block)) +
+                      "SELECT __ivm_q.* FROM (" + term_query(view, block, now) +
                           ") __ivm_q WHERE EXISTS (SELECT 1 FROM __ivm_p WHERE " +
                           tuples::same(view.group_keys, "__ivm_p", tuples::Key::Computed, "__ivm_q", tuples::Key::Computed) + ")",
-                      Net::No);
+                      Net::No, counts_one(block, now) ? Counts::One : Counts::Signed);
     return "WITH __ivm_p AS MATERIALIZED (SELECT " + sql::join(state, ", ") + " FROM " + view.storage + " __ivm_s WHERE " +
            sql::join(stale, " OR ") + "), __ivm_f AS MATERIALIZED (" + recomputed +
            "), __ivm_m AS MATERIALIZED (SELECT __ivm_p.*, " + sql::join(extreme_columns(view, true), ", ") +

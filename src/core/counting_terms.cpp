@@ -148,6 +148,23 @@ std::string output_columns(const CountingView& view, const std::string& qualifie
     return tuples::columns(view.columns, qualifier);
 }
 
+namespace {
+
+// Rows read as they are now count 1, except through another view's
+// storage, where a row stands for its multiplicity.  Subqueries only
+// filter; a row padded with NULLs counts 1.
+bool counts_one(const Source& source, State state) {
+    return source.role == Role::Nested || (state == State::Now && source.multiplicity.empty());
+}
+
+}  // namespace
+
+bool counts_one(const Block& block, const std::vector<State>& states) {
+    for (std::size_t k = 0; k < block.sources.size(); ++k)
+        if (!counts_one(block.sources[k], states[k])) return false;
+    return true;
+}
+
 std::string term_query(const CountingView& view, const Block& block, const std::vector<State>& states, int side,
                        Limit limit) {
     std::vector<std::string> ctes;
@@ -161,10 +178,7 @@ std::string term_query(const CountingView& view, const Block& block, const std::
         // a CTE (TPC-H Q20's partsupp, 40,000 rows a change).
         const char* materialized = states[k] == State::Now ? " AS NOT MATERIALIZED (" : " AS (";
         ctes.push_back(source_placeholder(k) + materialized + source_query(view, block, k, states[k], limit.large) + ")");
-        // Rows read as they are now count 1, except through another view's
-        // storage, where a row stands for its multiplicity.  Subqueries
-        // only filter; a row padded with NULLs counts 1.
-        if (source.role == Role::Nested || (states[k] == State::Now && source.multiplicity.empty())) continue;
+        if (counts_one(source, states[k])) continue;
         factors.push_back(source.role == Role::Nullable ? "COALESCE(__ivm_t." + count_column(k) + ", 1::bigint)"
                                                         : "__ivm_t." + count_column(k));
     }
@@ -344,7 +358,9 @@ std::string refresh_delta_query(const CountingView& view) {
     switch (view.shape()) {
         case Shape::PartialState: {  // all the rows there are now, into an emptied storage
             const Block& block = view.blocks.at(0);
-            return partial_delta(view, term_query(view, block, all_now(block)), Net::No, true);
+            const std::vector<State> now = all_now(block);
+            return partial_delta(view, term_query(view, block, now), Net::No,
+                                 counts_one(block, now) ? Counts::One : Counts::Signed, true);
         }
         case Shape::Groups: {  // every group there is, or was
             if (view.group_keys.empty()) return "SELECT 1 AS __ivm_any";
