@@ -7,6 +7,7 @@
 #include "pg/view_parts.hpp"
 
 extern "C" {
+#include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/datum.h"
@@ -349,23 +350,51 @@ void restrict_to_outer_rows(Query* q, Query* sub, const Correlations& c) {
     sub->hasSubLinks = true;
 }
 
+// A scalar subquery that does not aggregate yields its one row's value,
+// NULL without a row, and an error with two: ivm.single_value over its rows
+// does the same, and makes it one that aggregates.  False where
+// ivm.single_value is not installed (the extension's SQL older than 0.9).
+bool aggregate_single_value(Query* sub, TargetEntry* value) {
+    Oid argument = ANYELEMENTOID;
+    const Oid fn = LookupFuncName(list_make2(makeString(pstrdup("ivm")), makeString(pstrdup("single_value"))), 1,
+                                  &argument, true);
+    if (!OidIsValid(fn)) return false;
+    Node* v = reinterpret_cast<Node*>(value->expr);
+    Aggref* agg = makeNode(Aggref);
+    agg->aggfnoid = fn;
+    agg->aggtype = exprType(v);
+    agg->aggcollid = exprCollation(v);
+    agg->inputcollid = exprCollation(v);
+    agg->aggargtypes = list_make1_oid(exprType(v));
+    agg->args = list_make1(makeTargetEntry(value->expr, 1, nullptr, false));
+    agg->aggkind = AGGKIND_NORMAL;
+    agg->aggsplit = AGGSPLIT_SIMPLE;
+    agg->aggno = -1;
+    agg->aggtransno = -1;
+    agg->location = -1;
+    value->expr = reinterpret_cast<Expr*>(agg);
+    sub->hasAggs = true;
+    return true;
+}
+
 // The scalar subquery `link` of lv->q as a FROM item; returns what reads
 // its value.
 Node* join_scalar(Level* lv, SubLink* link) {
     Query* q = lv->q;
     auto* sub = static_cast<Query*>(copyObjectImpl(link->subselect));
-    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
-        sub->groupingSets != NIL || sub->havingQual != nullptr || !sub->hasAggs || sub->hasWindowFuncs ||
-        sub->hasTargetSRFs || sub->distinctClause != NIL || sub->limitCount != nullptr ||
-        sub->limitOffset != nullptr || sub->rowMarks != NIL || sub->hasRecursive)
-        throw unsupported("scalar subqueries other than an aggregate without GROUP BY",
-                          "A scalar subquery is maintained when its value is an aggregate over its rows (such as "
-                          "max(...) or sum(...)): then it has exactly one row.");
     TargetEntry* value = nullptr;
     ListCell* lc;
     foreach (lc, sub->targetList)
         if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk && value == nullptr)
             value = static_cast<TargetEntry*>(lfirst(lc));
+    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
+        sub->groupingSets != NIL || sub->havingQual != nullptr || sub->hasWindowFuncs || sub->hasTargetSRFs ||
+        sub->distinctClause != NIL || sub->limitCount != nullptr || sub->limitOffset != nullptr ||
+        sub->rowMarks != NIL || sub->hasRecursive || value == nullptr ||
+        (!sub->hasAggs && !aggregate_single_value(sub, value)))
+        throw unsupported("scalar subqueries with GROUP BY, HAVING, DISTINCT, LIMIT, set operations or window functions",
+                          "A scalar subquery is maintained when it aggregates its rows (such as max(...) or sum(...)) "
+                          "or yields at most one row for each outer row (as WHERE inner.key = outer.key does).");
     const Correlations c = correlations_of(sub, "scalar subqueries", true);
     sub->jointree->quals = and_of(c.kept);
     if (reads_outer_columns(sub))

@@ -173,6 +173,11 @@ SELECT ivm.create_view('dt_named_left', 'SELECT x.id, x.name FROM (f LEFT JOIN d
 SELECT ivm.create_view('dt_lookup', 'SELECT f.id, f.k, f.v, dim.name FROM f JOIN dim ON f.k = dim.k');
 SELECT ivm.create_view('dt_lookup_chain', 'SELECT f.v, d.k, d.name, e.x FROM f, dim d, dim2 e WHERE d.k = f.k AND e.name = d.name');
 SELECT ivm.create_view('dt_lookup_distinct', 'SELECT DISTINCT f.k, dim.name FROM f JOIN dim ON dim.k = f.k');
+-- scalar subqueries that do not aggregate: at most one row per outer row
+-- (dim and dim2 by their keys), kept as ivm.single_value over the rows
+SELECT ivm.create_view('dt_scalar_lookup', 'SELECT f.id, f.v, (SELECT d.name FROM dim d WHERE d.k = f.k) AS name FROM f');
+SELECT ivm.create_view('dt_scalar_where', 'SELECT d.k, d.name FROM dim d WHERE (SELECT e.x FROM dim2 e WHERE e.name = d.name) >= 1');
+SELECT ivm.create_view('dt_scalar_const', 'SELECT f.id, f.v FROM f WHERE f.v <= (SELECT x FROM dim2 WHERE name = ''p'')');
 -- deferred views: their writes only logged, applied now and then by a
 -- check (ivm_dt.compile_checks), inside transactions and subtransactions too
 SELECT ivm.create_view('dt_later_join3', 'SELECT r.a, s.d, t.e FROM r, s, t WHERE r.b = s.b AND s.d = t.d', deferred => true);
