@@ -7,10 +7,12 @@
 #include "pg/view_parts.hpp"
 
 extern "C" {
+#include "catalog/pg_operator_d.h"
 #include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 }
 
 #include <algorithm>
@@ -26,6 +28,7 @@ struct Level {
     bool top = false;          // the view's own query (outer joins are taken apart there only)
     int in_aggregate = 0;      // inside an aggregate's arguments
     Node* conjunct = nullptr;  // the condition of WHERE being rewritten, or null outside WHERE
+    bool select_list = false;  // rewriting the select list
     bool changed = false;
     List* joins = NIL;         // correlation conditions to add to WHERE
     List* group_by = NIL;      // values read by the select list or HAVING of a grouped query
@@ -518,6 +521,43 @@ Query* decorrelated(Query* sub) {
     return outer;
 }
 
+// EXISTS (sub) in the select list, a value and not a filter, as the
+// scalar subquery (SELECT 0 < count(*) FROM <sub's FROM> WHERE <sub's
+// WHERE>): true where sub has rows, false where it has none, as EXISTS.
+// Null where sub is not a plain select-project-join (left to what refuses
+// it).
+SubLink* exists_as_count(const SubLink* link) {
+    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
+    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
+        sub->groupingSets != NIL || sub->havingQual != nullptr || sub->hasAggs || sub->hasWindowFuncs ||
+        sub->hasTargetSRFs || sub->limitCount != nullptr || sub->limitOffset != nullptr || sub->rowMarks != NIL ||
+        sub->hasRecursive)
+        return nullptr;
+    auto* counted = static_cast<Query*>(copyObjectImpl(sub));
+    Aggref* count = makeNode(Aggref);
+    count->aggfnoid = F_COUNT_;
+    count->aggtype = INT8OID;
+    count->aggstar = true;
+    count->aggkind = AGGKIND_NORMAL;
+    count->aggsplit = AGGSPLIT_SIMPLE;
+    count->aggno = -1;
+    count->aggtransno = -1;
+    count->location = -1;
+    Expr* some = make_opclause(Int8LessOperator, BOOLOID, false,
+                               reinterpret_cast<Expr*>(makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0),
+                                                                 false, FLOAT8PASSBYVAL)),
+                               reinterpret_cast<Expr*>(count), InvalidOid, InvalidOid);
+    counted->targetList = list_make1(makeTargetEntry(some, 1, pstrdup("exists"), false));
+    counted->distinctClause = NIL;
+    counted->sortClause = NIL;
+    counted->hasAggs = true;
+    SubLink* scalar = makeNode(SubLink);
+    scalar->subLinkType = EXPR_SUBLINK;
+    scalar->subselect = reinterpret_cast<Node*>(counted);
+    scalar->location = link->location;
+    return scalar;
+}
+
 Node* rewrite_expression(Node* node, void* raw) {
     if (node == nullptr) return nullptr;
     auto* lv = static_cast<Level*>(raw);
@@ -529,12 +569,14 @@ Node* rewrite_expression(Node* node, void* raw) {
     }
     if (!IsA(node, SubLink)) return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(rewrite_expression), raw);
     auto* link = reinterpret_cast<SubLink*>(node);
+    if (link->subLinkType == EXISTS_SUBLINK && lv->select_list)
+        if (SubLink* scalar = exists_as_count(link)) link = scalar;
     if (link->subLinkType == EXPR_SUBLINK) {
         // Correlated over a WITH query of the query around it: left as it
         // is until that WITH query is a part (view_parts.cpp makes one read
         // by a subquery a part), which the subquery then reads as a table.
         auto* sub = reinterpret_cast<Query*>(link->subselect);
-        if (reads_outer_columns(sub) && reads_outer_with(sub)) return node;
+        if (reads_outer_columns(sub) && reads_outer_with(sub)) return reinterpret_cast<Node*>(link);
         lv->changed = true;
         Node* read = join_scalar(lv, link);
         // Read outside an aggregate by the select list or HAVING of an
@@ -600,7 +642,9 @@ bool rewrite_query(Query* q, bool top) {
         where = lappend(where, rewrite_expression(lv.conjunct, &lv));
     }
     lv.conjunct = nullptr;
+    lv.select_list = true;
     q->targetList = reinterpret_cast<List*>(rewrite_expression(reinterpret_cast<Node*>(q->targetList), &lv));
+    lv.select_list = false;
     q->havingQual = rewrite_expression(q->havingQual, &lv);
     if (!lv.changed) return false;
     q->jointree->quals = and_of(list_concat(where, lv.joins));
