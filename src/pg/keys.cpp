@@ -276,12 +276,12 @@ std::string qualified_operator(Oid opno) {
 
 namespace {
 
-// A constant relation multiplies a base row's tuples: the view is neither
-// keyed nor has lookup bases.
+// A constant or computed relation multiplies a base row's tuples: the
+// view is neither keyed nor has lookup bases.
 bool reads_constant_relation(Query* q) {
     ListCell* lc;
     foreach (lc, q->rtable)
-        if (constant_relation(static_cast<RangeTblEntry*>(lfirst(lc)))) return true;
+        if (computed_relation(q, static_cast<RangeTblEntry*>(lfirst(lc)))) return true;
     return false;
 }
 

@@ -6,6 +6,7 @@
 #include "pg/relations.hpp"
 
 extern "C" {
+#include "optimizer/optimizer.h"
 #include "rewrite/rewriteManip.h"
 }
 
@@ -26,7 +27,8 @@ void refuse_relation(RangeTblEntry* rte) {
     switch (rte->rtekind) {
         case RTE_RELATION: break;
         case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
-        case RTE_FUNCTION: throw unsupported("functions in FROM other than immutable ones of constants");
+        case RTE_FUNCTION:
+            throw unsupported("functions in FROM other than immutable ones of constants or of the columns beside them");
         case RTE_VALUES: throw unsupported("VALUES in FROM other than of constants");
         case RTE_CTE: throw unsupported("WITH");
         case RTE_TABLEFUNC: throw unsupported("table functions in FROM");
@@ -112,12 +114,74 @@ bool constant_relation(const RangeTblEntry* rte) {
 
 namespace {
 
+// Whether an expression reads more than columns of its own query level:
+// a query above, a placeholder, a subquery.
+bool reads_beyond_level(Node* node, void*) {
+    if (node == nullptr) return false;
+    if (IsA(node, Var)) return reinterpret_cast<Var*>(node)->varlevelsup != 0;
+    if (IsA(node, PlaceHolderVar) || IsA(node, SubLink) || IsA(node, Param)) return true;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_beyond_level), nullptr);
+}
+
+bool has_outer_join(Node* node) {
+    if (node == nullptr) return false;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            if (has_outer_join(static_cast<Node*>(lfirst(lc)))) return true;
+        return false;
+    }
+    if (!IsA(node, JoinExpr)) return false;
+    const auto* join = reinterpret_cast<JoinExpr*>(node);
+    return join->jointype != JOIN_INNER || has_outer_join(join->larg) || has_outer_join(join->rarg);
+}
+
+bool reads_replaced_item(Node* node, void*) {
+    if (node == nullptr) return false;
+    if (!IsA(node, Query))
+        return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_replaced_item), nullptr);
+    auto* q = reinterpret_cast<Query*>(node);
+    ListCell* lc;
+    foreach (lc, q->rtable) {
+        const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
+        if (rte->rtekind != RTE_FUNCTION) continue;
+        ListCell* vc;
+        foreach (vc, pull_vars_of_level(reinterpret_cast<Node*>(rte->functions), 0)) {
+            if (!IsA(lfirst(vc), Var)) return true;
+            const RangeTblEntry* read = rt_fetch(static_cast<Var*>(lfirst(vc))->varno, q->rtable);
+            if (read->rtekind == RTE_FUNCTION) continue;
+            if (read->rtekind != RTE_RELATION) return true;
+            const char kind = get_rel_relkind(read->relid);
+            if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return true;
+        }
+    }
+    return query_tree_walker(q, reinterpret_cast<bool (*)()>(reads_replaced_item), nullptr, 0);
+}
+
+}  // namespace
+
+bool function_over_replaced_item(Query* q) {
+    return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), nullptr); });
+}
+
+bool computed_relation(const Query* q, const RangeTblEntry* rte) {
+    if (constant_relation(rte)) return true;
+    if (rte->rtekind != RTE_FUNCTION) return false;
+    Node* rows = reinterpret_cast<Node*>(rte->functions);
+    return call([&] {
+        return !reads_beyond_level(rows, nullptr) && !contain_mutable_functions(rows) &&
+               !has_outer_join(reinterpret_cast<Node*>(q->jointree));
+    });
+}
+
+namespace {
+
 void add(Walk& w, Query* q, int rti, Role role, JoinExpr* join, const std::vector<SubqueryStep>& path) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
-    // Immutable functions and VALUES of constants: the same rows whatever
-    // changes, read in the templates as they are (not in a recursive query,
-    // whose DRed steps read only tables).
-    if (w.cte == nullptr && constant_relation(rte)) return;
+    // Immutable functions of constants or of the columns beside them, and
+    // VALUES of constants: read in the templates as they are (not in a
+    // recursive query, whose DRed steps read only tables).
+    if (w.cte == nullptr && computed_relation(q, rte)) return;
     const bool recursive = rte->rtekind == RTE_CTE && w.cte != nullptr && strcmp(rte->ctename, w.cte) == 0;
     if (!recursive) refuse_relation(rte);
     Occurrence o;

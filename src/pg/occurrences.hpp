@@ -39,6 +39,16 @@ std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bo
 // LATERAL, reading no column): rows that no change alters, which stay in
 // the templates as they are and are no occurrence.
 bool constant_relation(const RangeTblEntry* rte);
+// Also an immutable function of q's FROM reading columns of the items
+// beside it (`FROM t, unnest(t.tags) tag`), where q has no outer join:
+// rows computed from each row of those items, which stay in the templates
+// as they are too, applied to whatever rows of them a term reads.
+bool computed_relation(const Query* q, const RangeTblEntry* rte);
+// Whether a function in FROM, at any level of q, reads columns of a FROM
+// item other than a table or another function: a subquery, a view or a
+// WITH query, which the analysis expands or reads through a part or a
+// storage, leaving the function's references behind.
+bool function_over_replaced_item(Query* q);
 
 // The conjuncts of a condition (one, unless it is an AND), a new list.
 List* conjuncts_of(Node* quals);

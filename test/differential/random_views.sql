@@ -173,6 +173,13 @@ BEGIN
         sql := format('%s %s %s ON %s', sql, kind, rel.sql, cond);
         cols := cols || rel.cols;
     END LOOP;
+    -- an immutable function of a column beside it, without outer joins
+    -- (refused over a subquery's, a view's or a WITH query's columns)
+    IF ivm_dt.chance(15) AND ivm_dt.col_of(cols, 'int') IS NOT NULL AND sql !~ '(LEFT|RIGHT|FULL) JOIN' THEN
+        cond := ivm_dt.fresh('f');
+        sql := format('%s, generate_series(0, least(%s, 2)) %s(v)', sql, ivm_dt.col_of(cols, 'int'), cond);
+        cols := cols || format('%s.v int', cond);
+    END IF;
 END $$;
 
 -- a comparison, IS NULL, IS DISTINCT FROM or LIKE on columns of cols

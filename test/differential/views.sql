@@ -177,6 +177,10 @@ SELECT ivm.create_view('dt_lookup_distinct', 'SELECT DISTINCT f.k, dim.name FROM
 -- (dim and dim2 by their keys), kept as ivm.single_value over the rows
 SELECT ivm.create_view('dt_scalar_lookup', 'SELECT f.id, f.v, (SELECT d.name FROM dim d WHERE d.k = f.k) AS name FROM f');
 SELECT ivm.create_view('dt_scalar_where', 'SELECT d.k, d.name FROM dim d WHERE (SELECT e.x FROM dim2 e WHERE e.name = d.name) >= 1');
+-- immutable functions of the columns beside them in FROM
+SELECT ivm.create_view('dt_lateral', 'SELECT r.a, g FROM r, generate_series(0, r.b) g WHERE g < 3');
+SELECT ivm.create_view('dt_lateral_agg', 'SELECT x, count(*) AS n, sum(r.a) AS sa FROM r, unnest(ARRAY[r.a, r.b]) x GROUP BY x');
+SELECT ivm.create_view('dt_lateral_join', 'SELECT s.d, x FROM r JOIN s ON r.b = s.b, unnest(ARRAY[r.c, ''k'']) WITH ORDINALITY u(x, o) WHERE o = 1 OR s.d > 1');
 -- EXISTS in the select list: the scalar subquery (SELECT 0 < count(*) ...)
 SELECT ivm.create_view('dt_exists_value', 'SELECT r.a, EXISTS (SELECT 1 FROM s WHERE s.b = r.b AND s.d > 0) AS has_s, NOT EXISTS (SELECT 1 FROM t WHERE t.d = r.a) AS no_t FROM r');
 SELECT ivm.create_view('dt_scalar_const', 'SELECT f.id, f.v FROM f WHERE f.v <= (SELECT x FROM dim2 WHERE name = ''p'')');

@@ -27,4 +27,6 @@ SELECT ivm.create_view('top_paid', 'SELECT e.id, e.dept FROM emp e WHERE e.pay =
 SELECT ivm.create_view('constants', 'SELECT x, x * 2 AS y FROM generate_series(1, 3) x');
 SELECT ivm.create_view('ranked', 'SELECT dept, pay, rank() OVER (PARTITION BY dept ORDER BY pay DESC) AS r FROM emp');
 SELECT ivm.create_view('emp_depts', 'SELECT e.id, d.name FROM emp e FULL JOIN dept d ON e.dept = d.id');
+SELECT ivm.create_view('has_high_peer', 'SELECT e.id, EXISTS (SELECT 1 FROM emp x WHERE x.dept = e.dept AND x.pay > 300) AS has_high FROM emp e');
+SELECT ivm.create_view('note_words', 'SELECT e.id, w FROM emp e, regexp_split_to_table(e.note, '' '') w');
 SELECT ivm.refresh_view('paused', false);
