@@ -190,6 +190,28 @@ SELECT ivm.create_view('emp_boss2', 'SELECT e.id, (SELECT b.boss FROM boss_of b 
 SELECT count(*) FROM pg_class WHERE relname LIKE 'emp_boss2%';
 DROP TABLE boss_of;
 
+-- ARRAY(subquery) whose ORDER BY ends with its value: kept as the scalar
+-- subquery (SELECT COALESCE(array_agg(value ORDER BY ...), '{}') ...), the
+-- same array whichever plan reads the rows, empty over none
+CREATE TABLE skill (emp int, name text, years int);
+INSERT INTO skill VALUES (1, 'sql', 3), (1, 'c', 9), (2, 'go', 1), (2, 'go', 2), (4, NULL, 1), (99, 'x', 1);
+SELECT ivm.create_view('emp_skills', 'SELECT e.id, ARRAY(SELECT s.name FROM skill s WHERE s.emp = e.id ORDER BY s.name) AS skills FROM emp e WHERE e.id < 6');
+SELECT ivm.create_view('emp_years', 'SELECT e.id, ARRAY(SELECT s.years FROM skill s WHERE s.emp = e.id ORDER BY s.name DESC NULLS LAST, s.years) AS years FROM emp e WHERE e.id < 6');
+SELECT ivm.create_view('all_skills', 'SELECT ARRAY(SELECT name FROM skill WHERE years < 5 ORDER BY name) AS names');
+SELECT definition FROM ivm.views WHERE name = 'emp_skills__ivm_part1'::regclass;
+SELECT * FROM emp_skills ORDER BY id;
+INSERT INTO skill VALUES (3, 'rust', 1), (1, 'c', 0);
+DELETE FROM skill WHERE name = 'go' AND years = 2;
+UPDATE skill SET name = 'ml' WHERE emp = 4;
+UPDATE skill SET emp = 5 WHERE emp = 99;
+SELECT * FROM emp_skills ORDER BY id;
+SELECT * FROM all_skills;
+SELECT check_all();
+SELECT refused($$SELECT e.id, ARRAY(SELECT s.name FROM skill s WHERE s.emp = e.id) AS skills FROM emp e$$);
+SELECT refused($$SELECT e.id, ARRAY(SELECT s.name FROM skill s WHERE s.emp = e.id ORDER BY s.years) AS skills FROM emp e$$);
+SELECT ivm.drop_view('emp_skills'), ivm.drop_view('emp_years'), ivm.drop_view('all_skills');
+DROP TABLE skill;
+
 -- what stays refused
 -- (inside an IN subquery, a LEFT JOIN is not taken apart)
 SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT e.dept FROM emp e WHERE e.pay > (SELECT count(*) FROM emp x WHERE x.boss = e.id))$$);

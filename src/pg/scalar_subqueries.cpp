@@ -11,8 +11,11 @@ extern "C" {
 #include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "rewrite/rewriteManip.h"
+#include "optimizer/tlist.h"
+#include "utils/array.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 }
 
 #include <algorithm>
@@ -558,6 +561,79 @@ SubLink* exists_as_count(const SubLink* link) {
     return scalar;
 }
 
+// ARRAY(sub) as the scalar subquery (SELECT COALESCE(array_agg(<value>
+// ORDER BY <sub's ORDER BY>), '{}') FROM ... WHERE ...): the same array,
+// empty over no rows.  Only where sub's ORDER BY ends with the value, so
+// that the order is the same whichever plan reads the rows (ties are equal
+// values); null where sub is not a plain select-project-join.
+SubLink* array_as_aggregate(const SubLink* link) {
+    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
+    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
+        sub->groupingSets != NIL || sub->havingQual != nullptr || sub->hasAggs || sub->hasWindowFuncs ||
+        sub->hasTargetSRFs || sub->distinctClause != NIL || sub->limitCount != nullptr ||
+        sub->limitOffset != nullptr || sub->rowMarks != NIL || sub->hasRecursive)
+        return nullptr;
+    const TargetEntry* value = nullptr;
+    ListCell* lc;
+    foreach (lc, sub->targetList)
+        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk && value == nullptr)
+            value = static_cast<TargetEntry*>(lfirst(lc));
+    SortGroupClause* last = sub->sortClause == NIL ? nullptr : llast_node(SortGroupClause, sub->sortClause);
+    if (value == nullptr || last == nullptr ||
+        !equal(get_sortgroupclause_expr(last, sub->targetList), value->expr))
+        throw unsupported("ARRAY(subquery) without an ORDER BY that ends with its value",
+                          "Write ARRAY(SELECT x ... ORDER BY ..., x): then its order does not depend on the plan.");
+    const Oid type = exprType(reinterpret_cast<Node*>(value->expr));
+    const Oid collation = exprCollation(reinterpret_cast<Node*>(value->expr));
+    const bool of_arrays = OidIsValid(get_element_type(type));
+    const Oid array_type = of_arrays ? type : get_array_type(type);
+    if (!OidIsValid(array_type)) return nullptr;
+    Aggref* agg = makeNode(Aggref);
+    agg->aggfnoid = of_arrays ? F_ARRAY_AGG_ANYARRAY : F_ARRAY_AGG_ANYNONARRAY;
+    agg->aggtype = array_type;
+    agg->aggcollid = collation;
+    agg->inputcollid = collation;
+    agg->aggargtypes = list_make1_oid(type);
+    agg->args = list_make1(makeTargetEntry(static_cast<Expr*>(copyObjectImpl(value->expr)), 1, nullptr, false));
+    Index ref = 0;
+    foreach (lc, sub->sortClause) {
+        auto* order = static_cast<SortGroupClause*>(copyObjectImpl(lfirst(lc)));
+        order->tleSortGroupRef = ++ref;
+        Expr* key = static_cast<Expr*>(copyObjectImpl(
+            get_sortgroupclause_expr(static_cast<SortGroupClause*>(lfirst(lc)), sub->targetList)));
+        TargetEntry* te = makeTargetEntry(key, static_cast<AttrNumber>(list_length(agg->args) + 1), nullptr, true);
+        te->ressortgroupref = ref;
+        agg->args = lappend(agg->args, te);
+        agg->aggorder = lappend(agg->aggorder, order);
+    }
+    agg->aggkind = AGGKIND_NORMAL;
+    agg->aggsplit = AGGSPLIT_SIMPLE;
+    agg->aggno = -1;
+    agg->aggtransno = -1;
+    agg->location = -1;
+    CoalesceExpr* or_empty = makeNode(CoalesceExpr);
+    or_empty->coalescetype = array_type;
+    or_empty->coalescecollid = collation;
+    int16 length;
+    bool by_value;
+    get_typlenbyval(array_type, &length, &by_value);
+    Const* empty = makeConst(array_type, -1, collation, length,
+                             PointerGetDatum(construct_empty_array(of_arrays ? get_element_type(type) : type)), false,
+                             by_value);
+    or_empty->args = list_make2(agg, empty);
+    or_empty->location = -1;
+    auto* aggregated = static_cast<Query*>(copyObjectImpl(sub));
+    aggregated->targetList =
+        list_make1(makeTargetEntry(reinterpret_cast<Expr*>(or_empty), 1, pstrdup(value->resname ? value->resname : "array"), false));
+    aggregated->sortClause = NIL;
+    aggregated->hasAggs = true;
+    SubLink* scalar = makeNode(SubLink);
+    scalar->subLinkType = EXPR_SUBLINK;
+    scalar->subselect = reinterpret_cast<Node*>(aggregated);
+    scalar->location = link->location;
+    return scalar;
+}
+
 Node* rewrite_expression(Node* node, void* raw) {
     if (node == nullptr) return nullptr;
     auto* lv = static_cast<Level*>(raw);
@@ -571,6 +647,8 @@ Node* rewrite_expression(Node* node, void* raw) {
     auto* link = reinterpret_cast<SubLink*>(node);
     if (link->subLinkType == EXISTS_SUBLINK && lv->select_list)
         if (SubLink* scalar = exists_as_count(link)) link = scalar;
+    if (link->subLinkType == ARRAY_SUBLINK)
+        if (SubLink* scalar = array_as_aggregate(link)) link = scalar;
     if (link->subLinkType == EXPR_SUBLINK) {
         // Correlated over a WITH query of the query around it: left as it
         // is until that WITH query is a part (view_parts.cpp makes one read

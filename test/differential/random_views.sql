@@ -246,8 +246,8 @@ BEGIN
     sql := f.sql || CASE WHEN cardinality(conds) > 0 THEN ' WHERE ' || array_to_string(conds, ' AND ') ELSE '' END;
 END $$;
 
--- A scalar subquery that aggregates (or an EXISTS as 1 or 0), of type typ,
--- correlated to outer_cols or not.
+-- A scalar subquery that aggregates (or an EXISTS as 1 or 0, or an element of
+-- an ordered ARRAY), of type typ, correlated to outer_cols or not.
 CREATE FUNCTION ivm_dt.gen_scalar(depth int, outer_cols text[], ctes text[], typ text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     f record;
@@ -258,6 +258,10 @@ BEGIN
     c := ivm_dt.expr_of(f.cols, typ);
     IF typ = 'int' AND ivm_dt.chance(15) THEN  -- EXISTS as a value
         RETURN format('(CASE WHEN %sEXISTS (SELECT 1 FROM %s) THEN 1 ELSE 0 END)', ivm_dt.pick('', 'NOT '), f.sql);
+    END IF;
+    IF ivm_dt.chance(10) THEN  -- an element of an ordered ARRAY(subquery)
+        RETURN format('(ARRAY(SELECT %1$s FROM %2$s ORDER BY %1$s %3$s))[%4$s]', c, f.sql, ivm_dt.pick('', 'DESC'),
+                      ivm_dt.pick('1', '2'));
     END IF;
     IF typ = 'text' THEN
         agg := format('%s(%s)', ivm_dt.pick('min', 'max'), c);
