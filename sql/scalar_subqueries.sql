@@ -207,6 +207,21 @@ UPDATE skill SET emp = 5 WHERE emp = 99;
 SELECT * FROM emp_skills ORDER BY id;
 SELECT * FROM all_skills;
 SELECT check_all();
+-- ORDER BY ..., x LIMIT 1 [OFFSET k] (the latest, the second): the k+1st
+-- element of that ordered array, NULL past the rows
+SELECT ivm.create_view('top_skill', 'SELECT e.id, (SELECT s.name FROM skill s WHERE s.emp = e.id ORDER BY s.years DESC, s.name LIMIT 1) AS top FROM emp e WHERE e.id < 6');
+SELECT ivm.create_view('second_skill', 'SELECT e.id FROM emp e WHERE (SELECT s.years FROM skill s WHERE s.emp = e.id ORDER BY s.years LIMIT 1 OFFSET 1) >= 2');
+SELECT definition FROM ivm.views WHERE name = 'top_skill__ivm_part1'::regclass;
+SELECT * FROM top_skill ORDER BY id;
+INSERT INTO skill VALUES (2, 'zig', 7), (5, 'ada', 2);
+UPDATE skill SET years = 10 WHERE name = 'sql';
+DELETE FROM skill WHERE emp = 3;
+SELECT * FROM top_skill ORDER BY id;
+SELECT * FROM second_skill ORDER BY id;
+SELECT check_all();
+SELECT refused($$SELECT e.id, (SELECT s.name FROM skill s WHERE s.emp = e.id ORDER BY s.years DESC LIMIT 1) AS top FROM emp e$$);
+SELECT refused($$SELECT e.id, (SELECT s.name FROM skill s WHERE s.emp = e.id ORDER BY s.name LIMIT 2) AS top FROM emp e$$);
+SELECT ivm.drop_view('top_skill'), ivm.drop_view('second_skill');
 SELECT refused($$SELECT e.id, ARRAY(SELECT s.name FROM skill s WHERE s.emp = e.id) AS skills FROM emp e$$);
 SELECT refused($$SELECT e.id, ARRAY(SELECT s.name FROM skill s WHERE s.emp = e.id ORDER BY s.years) AS skills FROM emp e$$);
 SELECT ivm.drop_view('emp_skills'), ivm.drop_view('emp_years'), ivm.drop_view('all_skills');

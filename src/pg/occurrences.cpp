@@ -123,19 +123,6 @@ bool reads_beyond_level(Node* node, void*) {
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_beyond_level), nullptr);
 }
 
-bool has_outer_join(Node* node) {
-    if (node == nullptr) return false;
-    if (IsA(node, FromExpr)) {
-        ListCell* lc;
-        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
-            if (has_outer_join(static_cast<Node*>(lfirst(lc)))) return true;
-        return false;
-    }
-    if (!IsA(node, JoinExpr)) return false;
-    const auto* join = reinterpret_cast<JoinExpr*>(node);
-    return join->jointype != JOIN_INNER || has_outer_join(join->larg) || has_outer_join(join->rarg);
-}
-
 bool reads_replaced_item(Node* node, void*) {
     if (node == nullptr) return false;
     if (!IsA(node, Query))
@@ -162,6 +149,19 @@ bool reads_replaced_item(Node* node, void*) {
 
 bool function_over_replaced_item(Query* q) {
     return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), nullptr); });
+}
+
+bool has_outer_join(Node* node) {
+    if (node == nullptr) return false;
+    if (IsA(node, FromExpr)) {
+        ListCell* lc;
+        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
+            if (has_outer_join(static_cast<Node*>(lfirst(lc)))) return true;
+        return false;
+    }
+    if (!IsA(node, JoinExpr)) return false;
+    const auto* join = reinterpret_cast<JoinExpr*>(node);
+    return join->jointype != JOIN_INNER || has_outer_join(join->larg) || has_outer_join(join->rarg);
 }
 
 bool computed_relation(const Query* q, const RangeTblEntry* rte) {

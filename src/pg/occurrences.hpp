@@ -44,6 +44,8 @@ bool constant_relation(const RangeTblEntry* rte);
 // rows computed from each row of those items, which stay in the templates
 // as they are too, applied to whatever rows of them a term reads.
 bool computed_relation(const Query* q, const RangeTblEntry* rte);
+// Whether a join tree has an outer join anywhere.
+bool has_outer_join(Node* node);
 // Whether a function in FROM, at any level of q, reads columns of a FROM
 // item other than a table or another function: a subquery, a view or a
 // WITH query, which the analysis expands or reads through a part or a

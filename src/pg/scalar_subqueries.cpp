@@ -356,6 +356,38 @@ void restrict_to_outer_rows(Query* q, Query* sub, const Correlations& c) {
     sub->hasSubLinks = true;
 }
 
+// Whether sub selects, projects and joins only: no set operation,
+// grouping, window, set-returning function, LIMIT, locking or recursion,
+// and no aggregate unless `aggregates`.  (DISTINCT and ORDER BY are the
+// callers' to judge.)
+bool plain_select(const Query* sub, bool aggregates = false) {
+    return sub->commandType == CMD_SELECT && sub->setOperations == nullptr && sub->groupClause == NIL &&
+           sub->groupingSets == NIL && sub->havingQual == nullptr && (aggregates || !sub->hasAggs) &&
+           !sub->hasWindowFuncs && !sub->hasTargetSRFs && sub->limitCount == nullptr && sub->limitOffset == nullptr &&
+           sub->rowMarks == NIL && !sub->hasRecursive;
+}
+
+TargetEntry* value_of(const Query* sub) {
+    ListCell* lc;
+    foreach (lc, sub->targetList)
+        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk) return static_cast<TargetEntry*>(lfirst(lc));
+    return nullptr;
+}
+
+Aggref* new_aggregate(Oid fn, Oid type, Oid collation) {
+    Aggref* agg = makeNode(Aggref);
+    agg->aggfnoid = fn;
+    agg->aggtype = type;
+    agg->aggcollid = collation;
+    agg->inputcollid = collation;
+    agg->aggkind = AGGKIND_NORMAL;
+    agg->aggsplit = AGGSPLIT_SIMPLE;
+    agg->aggno = -1;
+    agg->aggtransno = -1;
+    agg->location = -1;
+    return agg;
+}
+
 // A scalar subquery that does not aggregate yields its one row's value,
 // NULL without a row, and an error with two: ivm.single_value over its rows
 // does the same, and makes it one that aggregates.  False where
@@ -366,18 +398,9 @@ bool aggregate_single_value(Query* sub, TargetEntry* value) {
                                   &argument, true);
     if (!OidIsValid(fn)) return false;
     Node* v = reinterpret_cast<Node*>(value->expr);
-    Aggref* agg = makeNode(Aggref);
-    agg->aggfnoid = fn;
-    agg->aggtype = exprType(v);
-    agg->aggcollid = exprCollation(v);
-    agg->inputcollid = exprCollation(v);
+    Aggref* agg = new_aggregate(fn, exprType(v), exprCollation(v));
     agg->aggargtypes = list_make1_oid(exprType(v));
     agg->args = list_make1(makeTargetEntry(value->expr, 1, nullptr, false));
-    agg->aggkind = AGGKIND_NORMAL;
-    agg->aggsplit = AGGSPLIT_SIMPLE;
-    agg->aggno = -1;
-    agg->aggtransno = -1;
-    agg->location = -1;
     value->expr = reinterpret_cast<Expr*>(agg);
     sub->hasAggs = true;
     return true;
@@ -388,15 +411,8 @@ bool aggregate_single_value(Query* sub, TargetEntry* value) {
 Node* join_scalar(Level* lv, SubLink* link) {
     Query* q = lv->q;
     auto* sub = static_cast<Query*>(copyObjectImpl(link->subselect));
-    TargetEntry* value = nullptr;
-    ListCell* lc;
-    foreach (lc, sub->targetList)
-        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk && value == nullptr)
-            value = static_cast<TargetEntry*>(lfirst(lc));
-    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
-        sub->groupingSets != NIL || sub->havingQual != nullptr || sub->hasWindowFuncs || sub->hasTargetSRFs ||
-        sub->distinctClause != NIL || sub->limitCount != nullptr || sub->limitOffset != nullptr ||
-        sub->rowMarks != NIL || sub->hasRecursive || value == nullptr ||
+    TargetEntry* value = value_of(sub);
+    if (!plain_select(sub, true) || sub->distinctClause != NIL || value == nullptr ||
         (!sub->hasAggs && !aggregate_single_value(sub, value)))
         throw unsupported("scalar subqueries with GROUP BY, HAVING, DISTINCT, LIMIT, set operations or window functions",
                           "A scalar subquery is maintained when it aggregates its rows (such as max(...) or sum(...)) "
@@ -524,6 +540,23 @@ Query* decorrelated(Query* sub) {
     return outer;
 }
 
+// The scalar subquery over sub's FROM and WHERE whose one value is `value`
+// (an expression over aggregates).
+SubLink* aggregating(const Query* sub, Expr* value, const char* name, int location) {
+    auto* aggregated = static_cast<Query*>(copyObjectImpl(sub));
+    aggregated->targetList = list_make1(makeTargetEntry(value, 1, pstrdup(name), false));
+    aggregated->distinctClause = NIL;
+    aggregated->sortClause = NIL;
+    aggregated->limitCount = nullptr;
+    aggregated->limitOffset = nullptr;
+    aggregated->hasAggs = true;
+    SubLink* scalar = makeNode(SubLink);
+    scalar->subLinkType = EXPR_SUBLINK;
+    scalar->subselect = reinterpret_cast<Node*>(aggregated);
+    scalar->location = location;
+    return scalar;
+}
+
 // EXISTS (sub) in the select list, a value and not a filter, as the
 // scalar subquery (SELECT 0 < count(*) FROM <sub's FROM> WHERE <sub's
 // WHERE>): true where sub has rows, false where it has none, as EXISTS.
@@ -531,71 +564,33 @@ Query* decorrelated(Query* sub) {
 // it).
 SubLink* exists_as_count(const SubLink* link) {
     const auto* sub = reinterpret_cast<const Query*>(link->subselect);
-    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
-        sub->groupingSets != NIL || sub->havingQual != nullptr || sub->hasAggs || sub->hasWindowFuncs ||
-        sub->hasTargetSRFs || sub->limitCount != nullptr || sub->limitOffset != nullptr || sub->rowMarks != NIL ||
-        sub->hasRecursive)
-        return nullptr;
-    auto* counted = static_cast<Query*>(copyObjectImpl(sub));
-    Aggref* count = makeNode(Aggref);
-    count->aggfnoid = F_COUNT_;
-    count->aggtype = INT8OID;
+    if (!plain_select(sub)) return nullptr;
+    Aggref* count = new_aggregate(F_COUNT_, INT8OID, InvalidOid);
     count->aggstar = true;
-    count->aggkind = AGGKIND_NORMAL;
-    count->aggsplit = AGGSPLIT_SIMPLE;
-    count->aggno = -1;
-    count->aggtransno = -1;
-    count->location = -1;
     Expr* some = make_opclause(Int8LessOperator, BOOLOID, false,
                                reinterpret_cast<Expr*>(makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0),
                                                                  false, FLOAT8PASSBYVAL)),
                                reinterpret_cast<Expr*>(count), InvalidOid, InvalidOid);
-    counted->targetList = list_make1(makeTargetEntry(some, 1, pstrdup("exists"), false));
-    counted->distinctClause = NIL;
-    counted->sortClause = NIL;
-    counted->hasAggs = true;
-    SubLink* scalar = makeNode(SubLink);
-    scalar->subLinkType = EXPR_SUBLINK;
-    scalar->subselect = reinterpret_cast<Node*>(counted);
-    scalar->location = link->location;
-    return scalar;
+    return aggregating(sub, some, "exists", link->location);
 }
 
-// ARRAY(sub) as the scalar subquery (SELECT COALESCE(array_agg(<value>
-// ORDER BY <sub's ORDER BY>), '{}') FROM ... WHERE ...): the same array,
-// empty over no rows.  Only where sub's ORDER BY ends with the value, so
-// that the order is the same whichever plan reads the rows (ties are equal
-// values); null where sub is not a plain select-project-join.
-SubLink* array_as_aggregate(const SubLink* link) {
-    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
-    if (sub->commandType != CMD_SELECT || sub->setOperations != nullptr || sub->groupClause != NIL ||
-        sub->groupingSets != NIL || sub->havingQual != nullptr || sub->hasAggs || sub->hasWindowFuncs ||
-        sub->hasTargetSRFs || sub->distinctClause != NIL || sub->limitCount != nullptr ||
-        sub->limitOffset != nullptr || sub->rowMarks != NIL || sub->hasRecursive)
-        return nullptr;
-    const TargetEntry* value = nullptr;
-    ListCell* lc;
-    foreach (lc, sub->targetList)
-        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk && value == nullptr)
-            value = static_cast<TargetEntry*>(lfirst(lc));
+// array_agg(value ORDER BY <sub's ORDER BY>), where that ORDER BY ends with
+// the value, so that the order is the same whichever plan reads the rows
+// (ties are equal values); `construct` names what is refused otherwise.
+Aggref* ordered_array(const Query* sub, const TargetEntry* value, const char* construct, const char* hint) {
     SortGroupClause* last = sub->sortClause == NIL ? nullptr : llast_node(SortGroupClause, sub->sortClause);
-    if (value == nullptr || last == nullptr ||
-        !equal(get_sortgroupclause_expr(last, sub->targetList), value->expr))
-        throw unsupported("ARRAY(subquery) without an ORDER BY that ends with its value",
-                          "Write ARRAY(SELECT x ... ORDER BY ..., x): then its order does not depend on the plan.");
+    if (last == nullptr || !equal(get_sortgroupclause_expr(last, sub->targetList), value->expr))
+        throw unsupported(construct, hint);
     const Oid type = exprType(reinterpret_cast<Node*>(value->expr));
-    const Oid collation = exprCollation(reinterpret_cast<Node*>(value->expr));
     const bool of_arrays = OidIsValid(get_element_type(type));
     const Oid array_type = of_arrays ? type : get_array_type(type);
-    if (!OidIsValid(array_type)) return nullptr;
-    Aggref* agg = makeNode(Aggref);
-    agg->aggfnoid = of_arrays ? F_ARRAY_AGG_ANYARRAY : F_ARRAY_AGG_ANYNONARRAY;
-    agg->aggtype = array_type;
-    agg->aggcollid = collation;
-    agg->inputcollid = collation;
+    if (!OidIsValid(array_type)) throw unsupported(construct, hint);
+    Aggref* agg = new_aggregate(of_arrays ? F_ARRAY_AGG_ANYARRAY : F_ARRAY_AGG_ANYNONARRAY, array_type,
+                                exprCollation(reinterpret_cast<Node*>(value->expr)));
     agg->aggargtypes = list_make1_oid(type);
     agg->args = list_make1(makeTargetEntry(static_cast<Expr*>(copyObjectImpl(value->expr)), 1, nullptr, false));
     Index ref = 0;
+    ListCell* lc;
     foreach (lc, sub->sortClause) {
         auto* order = static_cast<SortGroupClause*>(copyObjectImpl(lfirst(lc)));
         order->tleSortGroupRef = ++ref;
@@ -606,32 +601,69 @@ SubLink* array_as_aggregate(const SubLink* link) {
         agg->args = lappend(agg->args, te);
         agg->aggorder = lappend(agg->aggorder, order);
     }
-    agg->aggkind = AGGKIND_NORMAL;
-    agg->aggsplit = AGGSPLIT_SIMPLE;
-    agg->aggno = -1;
-    agg->aggtransno = -1;
-    agg->location = -1;
+    return agg;
+}
+
+const char* hint_ordered = "Order it by ..., x, ending with the value x it yields: then the row or the order does not "
+                           "depend on the plan.";
+
+// ARRAY(sub) as the scalar subquery (SELECT COALESCE(array_agg(<value>
+// ORDER BY ...), '{}') FROM ... WHERE ...): the same array, empty over no
+// rows.  Null where sub is not a plain select-project-join.
+SubLink* array_as_aggregate(const SubLink* link) {
+    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
+    const TargetEntry* value = value_of(sub);
+    if (!plain_select(sub) || sub->distinctClause != NIL || value == nullptr) return nullptr;
+    Aggref* agg = ordered_array(sub, value, "ARRAY(subquery) without an ORDER BY that ends with its value", hint_ordered);
     CoalesceExpr* or_empty = makeNode(CoalesceExpr);
-    or_empty->coalescetype = array_type;
-    or_empty->coalescecollid = collation;
+    or_empty->coalescetype = agg->aggtype;
+    or_empty->coalescecollid = agg->aggcollid;
     int16 length;
     bool by_value;
-    get_typlenbyval(array_type, &length, &by_value);
-    Const* empty = makeConst(array_type, -1, collation, length,
-                             PointerGetDatum(construct_empty_array(of_arrays ? get_element_type(type) : type)), false,
-                             by_value);
+    get_typlenbyval(agg->aggtype, &length, &by_value);
+    const Oid element = get_element_type(agg->aggtype);
+    Const* empty = makeConst(agg->aggtype, -1, agg->aggcollid, length, PointerGetDatum(construct_empty_array(element)),
+                             false, by_value);
     or_empty->args = list_make2(agg, empty);
     or_empty->location = -1;
-    auto* aggregated = static_cast<Query*>(copyObjectImpl(sub));
-    aggregated->targetList =
-        list_make1(makeTargetEntry(reinterpret_cast<Expr*>(or_empty), 1, pstrdup(value->resname ? value->resname : "array"), false));
-    aggregated->sortClause = NIL;
-    aggregated->hasAggs = true;
-    SubLink* scalar = makeNode(SubLink);
-    scalar->subLinkType = EXPR_SUBLINK;
-    scalar->subselect = reinterpret_cast<Node*>(aggregated);
-    scalar->location = link->location;
-    return scalar;
+    return aggregating(sub, reinterpret_cast<Expr*>(or_empty), value->resname ? value->resname : "array", link->location);
+}
+
+// A constant of a LIMIT or OFFSET, -1 where there is none that is one.
+int64 constant_count(Node* node) {
+    if (node != nullptr) node = eval_const_expressions(nullptr, static_cast<Node*>(copyObjectImpl(node)));  // (a cast to bigint)
+    if (node == nullptr || !IsA(node, Const) || reinterpret_cast<Const*>(node)->constisnull) return -1;
+    return DatumGetInt64(reinterpret_cast<Const*>(node)->constvalue);
+}
+
+// A scalar subquery `... ORDER BY ..., x LIMIT 1 [OFFSET k]` as (SELECT
+// (array_agg(x ORDER BY ...))[k + 1] FROM ... WHERE ...): the same row's
+// value, NULL past the rows.  Null where sub is no such query.
+SubLink* first_as_aggregate(const SubLink* link) {
+    auto* sub = reinterpret_cast<Query*>(link->subselect);
+    const TargetEntry* value = value_of(sub);
+    if (value == nullptr || constant_count(sub->limitCount) != 1 || sub->distinctClause != NIL) return nullptr;
+    const int64 offset = sub->limitOffset == nullptr ? 0 : constant_count(sub->limitOffset);
+    Node* limit = sub->limitCount;
+    Node* skip = sub->limitOffset;
+    sub->limitCount = nullptr;
+    sub->limitOffset = nullptr;
+    const bool plain = plain_select(sub);
+    sub->limitCount = limit;
+    sub->limitOffset = skip;
+    const Oid type = exprType(reinterpret_cast<Node*>(value->expr));
+    if (!plain || offset < 0 || offset >= PG_INT32_MAX || OidIsValid(get_element_type(type))) return nullptr;
+    Aggref* agg = ordered_array(sub, value, "scalar subqueries with LIMIT, unless ordered by ..., their value", hint_ordered);
+    SubscriptingRef* at = makeNode(SubscriptingRef);
+    at->refcontainertype = agg->aggtype;
+    at->refelemtype = type;
+    at->refrestype = type;
+    at->reftypmod = -1;
+    at->refcollid = agg->aggcollid;
+    at->refupperindexpr = list_make1(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+                                               Int32GetDatum(static_cast<int32>(offset + 1)), false, true));
+    at->refexpr = reinterpret_cast<Expr*>(agg);
+    return aggregating(sub, reinterpret_cast<Expr*>(at), value->resname ? value->resname : "value", link->location);
 }
 
 Node* rewrite_expression(Node* node, void* raw) {
@@ -649,6 +681,8 @@ Node* rewrite_expression(Node* node, void* raw) {
         if (SubLink* scalar = exists_as_count(link)) link = scalar;
     if (link->subLinkType == ARRAY_SUBLINK)
         if (SubLink* scalar = array_as_aggregate(link)) link = scalar;
+    if (link->subLinkType == EXPR_SUBLINK)
+        if (SubLink* scalar = first_as_aggregate(link)) link = scalar;
     if (link->subLinkType == EXPR_SUBLINK) {
         // Correlated over a WITH query of the query around it: left as it
         // is until that WITH query is a part (view_parts.cpp makes one read

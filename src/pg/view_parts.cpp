@@ -3,6 +3,7 @@
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
 #include "pg/expand_views.hpp"
+#include "pg/occurrences.hpp"
 
 extern "C" {
 #include "parser/parse_relation.h"
@@ -12,19 +13,6 @@ extern "C" {
 
 namespace ivm::pg {
 namespace {
-
-bool has_outer_join(Node* node) {
-    if (node == nullptr) return false;
-    if (IsA(node, FromExpr)) {
-        ListCell* lc;
-        foreach (lc, reinterpret_cast<FromExpr*>(node)->fromlist)
-            if (has_outer_join(static_cast<Node*>(lfirst(lc)))) return true;
-        return false;
-    }
-    if (!IsA(node, JoinExpr)) return false;
-    auto* join = reinterpret_cast<JoinExpr*>(node);
-    return join->jointype != JOIN_INNER || has_outer_join(join->larg) || has_outer_join(join->rarg);
-}
 
 bool needs_part(Query* sub, bool among_outer_joins);
 

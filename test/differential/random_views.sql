@@ -246,8 +246,8 @@ BEGIN
     sql := f.sql || CASE WHEN cardinality(conds) > 0 THEN ' WHERE ' || array_to_string(conds, ' AND ') ELSE '' END;
 END $$;
 
--- A scalar subquery that aggregates (or an EXISTS as 1 or 0, or an element of
--- an ordered ARRAY), of type typ, correlated to outer_cols or not.
+-- A scalar subquery that aggregates (or an EXISTS as 1 or 0, an element of an
+-- ordered ARRAY, an ordered LIMIT 1), of type typ, correlated to outer_cols or not.
 CREATE FUNCTION ivm_dt.gen_scalar(depth int, outer_cols text[], ctes text[], typ text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     f record;
@@ -262,6 +262,10 @@ BEGIN
     IF ivm_dt.chance(10) THEN  -- an element of an ordered ARRAY(subquery)
         RETURN format('(ARRAY(SELECT %1$s FROM %2$s ORDER BY %1$s %3$s))[%4$s]', c, f.sql, ivm_dt.pick('', 'DESC'),
                       ivm_dt.pick('1', '2'));
+    END IF;
+    IF ivm_dt.chance(8) THEN  -- the first or second row's value
+        RETURN format('(SELECT %1$s FROM %2$s ORDER BY %1$s %3$s LIMIT 1%4$s)', c, f.sql, ivm_dt.pick('', 'DESC'),
+                      ivm_dt.pick('', ' OFFSET 1'));
     END IF;
     IF typ = 'text' THEN
         agg := format('%s(%s)', ivm_dt.pick('min', 'max'), c);

@@ -182,6 +182,7 @@ SELECT ivm.create_view('dt_lateral', 'SELECT r.a, g FROM r, generate_series(0, r
 SELECT ivm.create_view('dt_lateral_agg', 'SELECT x, count(*) AS n, sum(r.a) AS sa FROM r, unnest(ARRAY[r.a, r.b]) x GROUP BY x');
 SELECT ivm.create_view('dt_lateral_join', 'SELECT s.d, x FROM r JOIN s ON r.b = s.b, unnest(ARRAY[r.c, ''k'']) WITH ORDINALITY u(x, o) WHERE o = 1 OR s.d > 1');
 -- ARRAY(subquery) ordered by its value: (SELECT COALESCE(array_agg(...), '{}') ...)
+SELECT ivm.create_view('dt_latest', 'SELECT f.id, (SELECT r.c FROM r WHERE r.b = f.k ORDER BY r.a DESC, r.c LIMIT 1) AS c FROM f');
 SELECT ivm.create_view('dt_array', 'SELECT f.id, ARRAY(SELECT r.c FROM r WHERE r.b = f.k ORDER BY r.a DESC, r.c) AS cs FROM f');
 -- EXISTS in the select list: the scalar subquery (SELECT 0 < count(*) ...)
 SELECT ivm.create_view('dt_exists_value', 'SELECT r.a, EXISTS (SELECT 1 FROM s WHERE s.b = r.b AND s.d > 0) AS has_s, NOT EXISTS (SELECT 1 FROM t WHERE t.d = r.a) AS no_t FROM r');
