@@ -290,11 +290,23 @@ DELETE FROM par WHERE v = 49 AND g = 2;
 UPDATE par SET t = 'a' WHERE g = 3 AND v = 0;
 SELECT ivm_check('par_extremes');
 
+-- DISTINCT over an aggregation: the aggregation becomes a part, which
+-- DISTINCT reads (window_steps.hpp)
+CREATE TABLE sz (g int, v int);
+INSERT INTO sz SELECT i % 5, i % 4 FROM generate_series(1, 22) i;
+SELECT ivm.create_view('group_sizes', 'SELECT DISTINCT count(*) AS n, max(v) > 2 AS big FROM sz GROUP BY g');
+SELECT * FROM group_sizes ORDER BY n, big;
+INSERT INTO sz VALUES (7, 1), (7, 1), (8, 3);
+DELETE FROM sz WHERE g = 1 AND v < 2;
+UPDATE sz SET v = 0 WHERE g = 2;
+SELECT * FROM group_sizes ORDER BY n, big;
+SELECT ivm_check('group_sizes');
+
 -- refused
 SELECT refused($$SELECT shop, sum(qty) FROM sale GROUP BY ROLLUP (shop)$$);
-SELECT refused($$SELECT DISTINCT count(*) FROM sale GROUP BY shop$$);
+SELECT refused($$SELECT DISTINCT ON (shop) shop, count(*) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, json_agg(item) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, sum(qty) FILTER (WHERE random() > 0.5) FROM sale GROUP BY shop$$);
 
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
-DROP TABLE sale, shop, edge, ext, tie, lot, nk, nn, par;
+DROP TABLE sale, shop, edge, ext, tie, lot, nk, nn, par, sz;

@@ -61,9 +61,9 @@ void read_grouped(Query* q, Query* inner, const Grouped& g) {
     read_only(q, inner, "grouped", names);
 }
 
-// DISTINCT over window functions: the windows' query goes into FROM, the
-// DISTINCT (and ORDER BY, which with DISTINCT reads only output columns)
-// stays, over its columns.
+// DISTINCT over window functions or over an aggregation: the query under
+// it goes into FROM, the DISTINCT (and ORDER BY, which with DISTINCT reads
+// only output columns) stays, over its columns.
 void split_distinct(Query* q) {
     call([&] {
         Query* inner = static_cast<Query*>(copyObjectImpl(q));
@@ -186,14 +186,13 @@ bool split_having_step(Query* q) {
 }
 
 bool split_window_steps(Query* q) {
-    if (!q->hasWindowFuncs || q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs ||
-        q->hasDistinctOn)
-        return false;
-    if (q->distinctClause != NIL) {
-        split_distinct(q);  // (the windows' query, if grouped, is split in turn as a part)
+    if (q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs || q->hasDistinctOn) return false;
+    const bool aggregates = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
+    if (q->distinctClause != NIL && (q->hasWindowFuncs || aggregates)) {
+        split_distinct(q);  // (the query under it, if grouped and windowed, is split in turn as a part)
         return true;
     }
-    if (!q->hasAggs && q->groupClause == NIL && q->havingQual == nullptr) return false;
+    if (!q->hasWindowFuncs || !aggregates) return false;
     split_aggregation(q, Step::Window);
     return true;
 }

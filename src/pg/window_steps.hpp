@@ -11,6 +11,7 @@
 //   SELECT DISTINCT a, count(*) OVER (PARTITION BY a) FROM t
 // becomes
 //   SELECT DISTINCT w.a, w.count FROM (SELECT a, count(*) OVER (PARTITION BY a) FROM t) w
+// (and so DISTINCT over an aggregation: SELECT DISTINCT count(*) FROM t GROUP BY a)
 #pragma once
 #include "pg/pg.hpp"
 

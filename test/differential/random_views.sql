@@ -450,7 +450,8 @@ BEGIN
             WHEN 3 THEN format('count(*) %s %s', ivm_dt.pick('>', '<', '>='), ivm_dt.gen_scalar(depth, plain_groups, ctes, 'int'))
             ELSE format('min(%s) < %s', c, 2 + ivm_dt.rnd(4)) END;
     END IF;
-    RETURN format('SELECT %s FROM %s%s%s%s', array_to_string(items, ', '), f.sql,
+    RETURN format('SELECT %s%s FROM %s%s%s%s', CASE WHEN ivm_dt.chance(10) THEN 'DISTINCT ' ELSE '' END,
+                  array_to_string(items, ', '), f.sql,
                   CASE WHEN cardinality(conds) > 0 THEN ' WHERE ' || array_to_string(conds, ' AND ') ELSE '' END,
                   CASE WHEN cardinality(groups) > 0 THEN ' GROUP BY ' || array_to_string(groups, ', ') ELSE '' END,
                   having_clause);

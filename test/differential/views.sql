@@ -22,6 +22,8 @@ SELECT ivm.create_view('dt_tc_distinct', 'WITH RECURSIVE tc(x, y) AS (SELECT src
 -- same generation: a linear rule reading g twice around the recursion (up
 -- one edge, across, down another)
 SELECT ivm.create_view('dt_same_gen', 'WITH RECURSIVE sg(x, y) AS (SELECT a, b FROM g2 UNION SELECT u.src, d.src FROM sg JOIN g u ON u.dst = sg.x JOIN g d ON d.dst = sg.y) SELECT x, y FROM sg');
+-- DISTINCT over an aggregation (the aggregation a part)
+SELECT ivm.create_view('dt_distinct_agg', 'SELECT DISTINCT count(*) AS n, min(c) AS lo FROM r GROUP BY b');
 -- aggregates (groups recomputed) and an aggregate over a recursive relation
 SELECT ivm.create_view('dt_agg', 'SELECT b, count(*) AS n, count(c) AS nc, sum(a) AS sa, avg(a) AS aa, min(c) AS mc, max(a) AS xa FROM r GROUP BY b');
 SELECT ivm.create_view('dt_agg_join', 'SELECT s.d, count(*) AS n, sum(r.a) AS sa, string_agg(r.c, '','' ORDER BY r.c) AS cs FROM r JOIN s ON r.b = s.b GROUP BY s.d HAVING count(*) > 1');
