@@ -164,6 +164,8 @@ SELECT ivm.create_view('emp_boss', 'SELECT e.id, (SELECT b.boss FROM boss_of b W
 SELECT ivm.create_view('senior_emp', 'SELECT e.id, e.pay FROM emp e WHERE e.pay - 50 > (SELECT b.since - 2000 FROM boss_of b WHERE b.dept = e.dept)');
 SELECT ivm.create_view('ann_paid', 'SELECT id, pay FROM emp WHERE dept = (SELECT dept FROM boss_of WHERE boss = ''ann'')');
 SELECT definition FROM ivm.views WHERE name = 'emp_boss__ivm_part1'::regclass;
+-- (the part indexed on its group key, through which the view joins it)
+SELECT indexdef FROM pg_indexes WHERE tablename = 'emp_boss__ivm_part1__ivm_data' ORDER BY 1;
 SELECT * FROM emp_boss WHERE id <= 5 ORDER BY id;
 SELECT check_all();
 UPDATE boss_of SET boss = 'cy', since = 2025 WHERE dept = 20;
