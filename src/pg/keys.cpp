@@ -278,7 +278,7 @@ namespace {
 
 // A constant or computed relation multiplies a base row's tuples: the
 // view is neither keyed nor has lookup bases.
-bool reads_constant_relation(Query* q) {
+bool reads_computed_relation(Query* q) {
     ListCell* lc;
     foreach (lc, q->rtable)
         if (computed_relation(q, static_cast<RangeTblEntry*>(lfirst(lc)))) return true;
@@ -291,7 +291,7 @@ std::vector<std::optional<CountingView::Lookup>> lookup_bases(Query* q, const st
                                                                const std::vector<Source>& sources, std::size_t bases) {
     std::vector<std::optional<CountingView::Lookup>> lookups(bases);
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->hasSubLinks || q->hasTargetSRFs ||
-        q->hasWindowFuncs || q->setOperations != nullptr || reads_constant_relation(q))
+        q->hasWindowFuncs || q->setOperations != nullptr || reads_computed_relation(q))
         return lookups;
     for (const Occurrence& o : occurrences)
         if (o.owner != q || o.role != Source::Role::Linear) return lookups;
@@ -374,7 +374,7 @@ std::vector<bool> keying_bases(Query* q, const std::vector<Occurrence>& occurren
     std::vector<bool> keying(bases, false);
     if (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->distinctClause != NIL ||
         q->hasSubLinks || q->hasTargetSRFs || q->hasWindowFuncs || q->setOperations != nullptr ||
-        reads_constant_relation(q))
+        reads_computed_relation(q))
         return keying;
     // Every occurrence a table, joined in the block's own FROM list.
     std::vector<std::vector<UniqueKey>> keys;

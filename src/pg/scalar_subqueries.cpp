@@ -631,7 +631,7 @@ SubLink* array_as_aggregate(const SubLink* link) {
 
 // A constant of a LIMIT or OFFSET, -1 where there is none that is one.
 int64 constant_count(Node* node) {
-    if (node != nullptr) node = eval_const_expressions(nullptr, static_cast<Node*>(copyObjectImpl(node)));  // (a cast to bigint)
+    if (node != nullptr) node = eval_const_expressions(nullptr, node);  // (a cast to bigint; node left as it is)
     if (node == nullptr || !IsA(node, Const) || reinterpret_cast<Const*>(node)->constisnull) return -1;
     return DatumGetInt64(reinterpret_cast<Const*>(node)->constvalue);
 }
@@ -640,17 +640,14 @@ int64 constant_count(Node* node) {
 // (array_agg(x ORDER BY ...))[k + 1] FROM ... WHERE ...): the same row's
 // value, NULL past the rows.  Null where sub is no such query.
 SubLink* first_as_aggregate(const SubLink* link) {
-    auto* sub = reinterpret_cast<Query*>(link->subselect);
+    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
     const TargetEntry* value = value_of(sub);
     if (value == nullptr || constant_count(sub->limitCount) != 1 || sub->distinctClause != NIL) return nullptr;
     const int64 offset = sub->limitOffset == nullptr ? 0 : constant_count(sub->limitOffset);
-    Node* limit = sub->limitCount;
-    Node* skip = sub->limitOffset;
-    sub->limitCount = nullptr;
-    sub->limitOffset = nullptr;
-    const bool plain = plain_select(sub);
-    sub->limitCount = limit;
-    sub->limitOffset = skip;
+    Query unlimited = *sub;  // (a shallow copy, to ask whether all but its LIMIT is plain)
+    unlimited.limitCount = nullptr;
+    unlimited.limitOffset = nullptr;
+    const bool plain = plain_select(&unlimited);
     const Oid type = exprType(reinterpret_cast<Node*>(value->expr));
     if (!plain || offset < 0 || offset >= PG_INT32_MAX || OidIsValid(get_element_type(type))) return nullptr;
     Aggref* agg = ordered_array(sub, value, "scalar subqueries with LIMIT, unless ordered by ..., their value", hint_ordered);
