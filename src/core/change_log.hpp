@@ -46,17 +46,22 @@ extern const char* const replica_truncate_trigger;
 // did not see, or by the apply's own transaction after it read the logs.
 std::string pending_condition(const std::string& log, const std::string& state);
 
-// The rows with `sign` that this transaction logged in commands
-// `from_command` to `to_command` less one, each as one value of the base
-// table's row type: what an immediate view takes in when a replicated
+// In the two below, `columns` are the log's data columns (quoted), one
+// named "" taken as NULL (a column the view does not read); the rows come
+// netted: each distinct row (a value of the base table's row type) once,
+// with the times it was inserted less the times it was deleted, where not
+// 0 (column 2, bigint).  Rows are compared by their text: run with
+// extra_float_digits above 0.
+//
+// The rows that this transaction logged in commands `from_command` to
+// `to_command` less one: what an immediate view takes in when a replicated
 // transaction commits.
 std::string own_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
-                         int sign, long long from_command, long long to_command);
+                         long long from_command, long long to_command);
 
-// The rows with `sign` the view has not consumed, each as one value of the
-// base table's row type.
+// The rows the view has not consumed.
 std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
-                             int sign, int view_id);
+                             int view_id);
 // How many rows the view `$1` has not consumed.
 std::string pending_count_sql(const std::string& log);
 

@@ -46,6 +46,25 @@ std::vector<std::string> data_columns(Oid log) {
     return out;
 }
 
+// The log's data columns with those of `base` the view does not read
+// (`read`: its attnums; a 0: every column) blanked, which the logged rows
+// then carry as NULL: they are netted and handed on narrower, and an
+// UPDATE of only such columns nets to nothing.  The view's delta reads no
+// other column (as for an UPDATE it skips, trigger.cpp).
+std::vector<std::string> columns_read(std::vector<std::string> columns, Oid base, const std::vector<AttrNumber>& read) {
+    if (read.empty() || std::find(read.begin(), read.end(), 0) != read.end()) return columns;
+    std::string attnums;
+    for (AttrNumber a : read) attnums += (attnums.empty() ? "" : ",") + std::to_string(a);
+    std::vector<std::string> names;
+    for (const spi::Row& r : spi::query("SELECT pg_catalog.quote_ident(attname) FROM pg_catalog.pg_attribute WHERE "
+                                        "attrelid = $1::oid AND attnum = ANY ($2::int2[]) AND NOT attisdropped",
+                                        {std::to_string(base), "{" + attnums + "}"}))
+        names.push_back(*r[0]);
+    for (std::string& c : columns)
+        if (std::find(names.begin(), names.end(), c) == names.end()) c.clear();
+    return columns;
+}
+
 // The base tables of the views `which` (a condition on ivm.view_catalog)
 // picks, each once.
 std::vector<Oid> bases_of_views(const char* which) {
@@ -300,7 +319,8 @@ void make_immediate(ViewRuntime& view) {
     forget_runtime(id);
 }
 
-MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& rows_sql, const Merge& merge) {
+MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& rows_sql, const Merge& merge,
+                               const std::vector<std::vector<AttrNumber>>* read) {
     MemoryContext memory = call([] {
         return AllocSetContextCreate(CurrentMemoryContext, "ivm logged changes", ALLOCSET_DEFAULT_SIZES);
     });
@@ -309,25 +329,18 @@ MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& 
     for (std::size_t b = 0; b < bases.size(); ++b) {
         const Oid log = log_of(bases[b]);
         if (log == InvalidOid) continue;
-        const std::vector<std::string> columns = data_columns(log);
+        std::vector<std::string> columns = data_columns(log);
+        if (read != nullptr && b < read->size()) columns = columns_read(std::move(columns), bases[b], (*read)[b]);
         const std::string logged = change_log::table_name(bases[b]);
         const std::string type = qualified_name(bases[b]);
-        const std::string inserted_sql = rows_sql(logged, type, columns, 1);
-        const std::string deleted_sql = rows_sql(logged, type, columns, -1);
-        Tuplestorestate* inserted = nullptr;
-        Tuplestorestate* deleted = nullptr;
+        const std::string netted_sql = rows_sql(logged, type, columns);
+        NetRows net;
         catalog::as_owner([&] {
-            const char* in = inserted_sql.c_str();
-            const char* out = deleted_sql.c_str();
-            call([&] {
-                inserted = composite_rows(in, memory);
-                deleted = composite_rows(out, memory);
-            });
+            const char* sql = netted_sql.c_str();
+            call([&] { net = netted_rows(sql, memory); });
         });
-        stores.insert(stores.end(), {inserted, deleted});
-        if (rows_in(inserted) + rows_in(deleted) == 0) continue;
-        const NetRows net = net_rows(bases[b], inserted, deleted, memory);
         stores.insert(stores.end(), {net.inserted, net.deleted});
+        if (rows_in(net.inserted) + rows_in(net.deleted) == 0) continue;
         changes[b] = {net.inserted, net.deleted};
     }
     const bool changed = std::any_of(changes.begin(), changes.end(), [](const BaseChange& c) {
@@ -367,8 +380,8 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
             result = refresh_all(view);
         } else {
             const LoggedRows pending = [&](const std::string& log, const std::string& type,
-                                           const std::vector<std::string>& columns, int sign) {
-                return change_log::pending_rows_sql(log, type, columns, sign, id);
+                                           const std::vector<std::string>& columns) {
+                return change_log::pending_rows_sql(log, type, columns, id);
             };
             for (Oid b : tables_logged)
                 if (log_of(b) == InvalidOid)
@@ -376,8 +389,9 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
             // The view's own tables first, against its recursive relation as
             // it stands; then DRed writes the relation, whose triggers
             // merge its change into the view.
-            result = apply_logged(bases, pending,
-                                  [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); });
+            result = apply_logged(
+                bases, pending, [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); },
+                &view.analyzed.columns_read);
             if (view.analyzed.recursion()) {  // (counted: the relation's tuples that changed)
                 const MaintenanceResult r = apply_logged(
                     view.analyzed.recursive_base_oids, pending, [&](const std::vector<BaseChange>& changes) {

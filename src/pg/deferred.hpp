@@ -32,17 +32,19 @@ void make_immediate(ViewRuntime& view);
 // TRUNCATE or DDL of a base table, or where it never applied, as after a
 // restore).  Needs SPI.
 MaintenanceResult apply(ViewRuntime& view, bool recompute);
-// The SQL selecting a log's rows of one sign (+1 inserted, -1 deleted)
-// that an apply takes in, each as one value of the base table's row type:
-// (the log, the base table's row type, the log's data columns, the sign).
-using LoggedRows =
-    std::function<std::string(const std::string&, const std::string&, const std::vector<std::string>&, int)>;
+// The SQL selecting a log's rows that an apply takes in, netted (as
+// change_log::pending_rows_sql): (the log, the base table's row type, the
+// log's data columns).
+using LoggedRows = std::function<std::string(const std::string&, const std::string&, const std::vector<std::string>&)>;
 using Merge = std::function<MaintenanceResult(const std::vector<BaseChange>&)>;
-// The rows `rows` selects from the logs of `bases` (a base without a log:
-// unchanged), netted per table, handed to `merge` as one change of all of
-// them (indexed like `bases`); nothing merged where nothing changed.
-// Needs SPI.
-MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& rows, const Merge& merge);
+// The rows `rows` selects from the logs of `bases` (a base without a log,
+// or whose rows net to nothing: unchanged), handed to `merge` as one
+// change of all of them (indexed like `bases`); nothing merged where
+// nothing changed.
+// `read` (indexed like `bases`, AnalyzedView::columns_read): the columns
+// the view reads of each, the others taken as NULL.  Needs SPI.
+MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& rows, const Merge& merge,
+                               const std::vector<std::vector<AttrNumber>>* read = nullptr);
 // Makes the logs and their triggers match the views: a log for each base
 // table a deferred view reads, its statement triggers on the table and its
 // descendants, and the row triggers of a logical replication apply worker

@@ -44,20 +44,39 @@ Tuplestorestate* new_store(MemoryContext memory) {
     return store;
 }
 
-}  // namespace
+// Floats print exactly (rows are told apart by their text); nothing on
+// the search path is called.  Undone by AtEOXact_GUC(false, level).
+int exact_text_settings() {
+    const int level = NewGUCNestLevel();
+    set_config_option("extra_float_digits", "1", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    return level;
+}
 
-Tuplestorestate* composite_rows(const char* sql, MemoryContext memory) {
-    Tuplestorestate* store = new_store(memory);
+// Each row of `sql` (a composite value, its signed copies) put into
+// `net` as many times as it has copies.
+void put_netted(const char* sql, NetRows& net) {
     SPIPlanPtr plan = spi::prepare(sql);
     TupleDesc desc = nullptr;
     spi::fetch_rows(plan, InvalidSnapshot, 0, [&](HeapTuple result) {
         bool isnull = false;
-        Datum value = heap_getattr(result, 1, desc, &isnull);
-        if (isnull) elog(ERROR, "ivm: a logged row is NULL");
-        put_composite(store, value);
+        const Datum value = heap_getattr(result, 1, desc, &isnull);
+        if (isnull) elog(ERROR, "ivm: a netted row is NULL");
+        const int64 copies = DatumGetInt64(heap_getattr(result, 2, desc, &isnull));
+        for (int64 i = 0; i < (copies < 0 ? -copies : copies); ++i)
+            put_composite(copies > 0 ? net.inserted : net.deleted, value);
     }, &desc);
     SPI_freeplan(plan);
-    return store;
+}
+
+}  // namespace
+
+NetRows netted_rows(const char* sql, MemoryContext memory) {
+    const int level = exact_text_settings();
+    NetRows net{new_store(memory), new_store(memory)};
+    put_netted(sql, net);
+    AtEOXact_GUC(false, level);
+    return net;
 }
 
 NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted, MemoryContext memory) {
@@ -67,24 +86,7 @@ NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted,
     const char* sql = query.c_str();
     NetRows net;
     call([&] {
-        // Floats print exactly; nothing on the search path is called.
-        const int level = NewGUCNestLevel();
-        set_config_option("extra_float_digits", "1", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-        set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
-                          false);
-        net.inserted = new_store(memory);
-        net.deleted = new_store(memory);
-        SPIPlanPtr plan = spi::prepare(sql);
-        TupleDesc desc = nullptr;
-        spi::fetch_rows(plan, InvalidSnapshot, 0, [&](HeapTuple result) {
-            bool isnull = false;
-            const Datum value = heap_getattr(result, 1, desc, &isnull);
-            const int64 copies = DatumGetInt64(heap_getattr(result, 2, desc, &isnull));
-            for (int64 i = 0; i < (copies < 0 ? -copies : copies); ++i)
-                put_composite(copies > 0 ? net.inserted : net.deleted, value);
-        }, &desc);
-        SPI_freeplan(plan);
-        AtEOXact_GUC(false, level);
+        net = netted_rows(sql, memory);
         SPI_unregister_relation(inserted_relation);
         SPI_unregister_relation(deleted_relation);
     });

@@ -17,10 +17,13 @@ struct NetRows {
 // may be null), as two new tuplestores made in `memory`.  Needs SPI.
 NetRows net_rows(Oid relid, Tuplestorestate* inserted, Tuplestorestate* deleted, MemoryContext memory);
 
-// The rows of `sql` (one composite column of a table's row type) in a new
-// tuplestore made in `memory`, as rows of that table: a composite value is
-// laid out as the table's rows are, dropped columns included.  Raw
-// PostgreSQL calls: run it inside call().
-Tuplestorestate* composite_rows(const char* sql, MemoryContext memory);
+// The rows of `sql` (a composite value of a table's row type, its copies:
+// a bigint, inserted where above 0, deleted where below) in two new
+// tuplestores made in `memory`, each as many times as its copies, as rows
+// of that table (a composite value is laid out as the table's rows are,
+// dropped columns included).  Run with the settings that make row texts
+// exact (the query may net by them).  Raw PostgreSQL calls: run it inside
+// call().
+NetRows netted_rows(const char* sql, MemoryContext memory);
 
 }  // namespace ivm::pg

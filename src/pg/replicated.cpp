@@ -73,11 +73,12 @@ bool reads_any(const ViewRuntime& view, const std::vector<Oid>& tables) {
 // tables' old state derived from their current one.
 void take_in(ViewRuntime& view, CommandId from, CommandId to) {
     const deferred::LoggedRows own = [from, to](const std::string& log, const std::string& type,
-                                                const std::vector<std::string>& columns, int sign) {
-        return change_log::own_rows_sql(log, type, columns, sign, from, to);
+                                                const std::vector<std::string>& columns) {
+        return change_log::own_rows_sql(log, type, columns, from, to);
     };
-    deferred::apply_logged(view.analyzed.base_oids, own,
-                           [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); });
+    deferred::apply_logged(
+        view.analyzed.base_oids, own, [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); },
+        &view.analyzed.columns_read);
     if (!view.analyzed.recursion()) return;
     deferred::apply_logged(view.analyzed.recursive_base_oids, own, [&](const std::vector<BaseChange>& changes) {
         return apply_recursive_changes(view, changes, InvalidSnapshot);
