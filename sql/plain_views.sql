@@ -40,7 +40,21 @@ INSERT INTO emp VALUES (13, 2, 900), (14, 0, 150);
 DELETE FROM dept WHERE id = 2;
 SELECT * FROM cte ORDER BY name;
 SELECT ivm_check('sub'), ivm_check('cte');
+-- so are LATERAL subqueries, their references to the items before them
+-- becoming join conditions (comma, CROSS JOIN and JOIN ... ON)
+SELECT ivm.create_view('lat', 'SELECT e.id, s.name, s.paid FROM emp e, LATERAL (SELECT d.name, e.pay * 2 AS paid FROM dept d WHERE d.id = e.dept) s');
+SELECT ivm.create_view('lat_peers', 'SELECT e.id, p.id AS peer FROM emp e CROSS JOIN LATERAL (SELECT f.id FROM emp f WHERE f.dept = e.dept AND f.pay > e.pay) p');
+SELECT ivm.create_view('lat_on', 'SELECT d.name, x.id FROM dept d JOIN LATERAL (SELECT e.id, e.pay FROM emp e WHERE e.dept = d.id) x ON x.pay > 100');
+SELECT count(*) AS lat_rows FROM lat;
+UPDATE emp SET pay = pay + 50 WHERE id % 2 = 0;
+INSERT INTO dept VALUES (2, 'two again');
+INSERT INTO emp VALUES (15, 2, 120), (16, 1, 80);
+DELETE FROM emp WHERE id = 13;
+SELECT ivm_check('lat'), ivm_check('lat_peers'), ivm_check('lat_on');
+SELECT * FROM lat_peers ORDER BY 1, 2;
+-- a LATERAL subquery that aggregates, or under an outer join, stays refused
 SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.dept = e.dept) s$$);
+SELECT refused($$SELECT e.id, s.name FROM emp e LEFT JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) s ON true$$);
 SELECT refused($$WITH d AS (SELECT dept FROM emp ORDER BY pay LIMIT 3) SELECT * FROM d$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
 DROP VIEW per_dept, same_id, staff, paid;

@@ -46,8 +46,8 @@ Query* expansion_of(Query* q, const RangeTblEntry* rte, std::string& what) {
             return copy;
         });
     }
-    if (rte->rtekind == RTE_SUBQUERY && !rte->lateral && rte->subquery != nullptr) {
-        what = "the subquery in FROM";
+    if (rte->rtekind == RTE_SUBQUERY && rte->subquery != nullptr) {
+        what = rte->lateral ? "the LATERAL subquery" : "the subquery in FROM";
         return call([&] { return static_cast<Query*>(copyObjectImpl(rte->subquery)); });
     }
     if (CommonTableExpr* cte = cte_of(q, rte)) {
@@ -122,13 +122,16 @@ void flatten_inner_joins(Query* q, const std::vector<int>& refs) {
 
 // `with_queries`: whether WITH queries of its own may remain (they are
 // checked again once expanded into it).
+bool select_project_join(const Query* v, bool with_queries) {
+    return v->commandType == CMD_SELECT && v->setOperations == nullptr && !v->hasAggs && v->groupClause == NIL &&
+           v->havingQual == nullptr && v->distinctClause == NIL && v->limitCount == nullptr &&
+           v->limitOffset == nullptr && !v->hasWindowFuncs && !v->hasTargetSRFs &&
+           (with_queries || v->cteList == NIL) && !v->hasSubLinks && v->rowMarks == NIL && v->groupingSets == NIL &&
+           !(with_queries && v->hasRecursive);
+}
+
 void refuse_unless_spj(const Query* v, const std::string& what, bool with_queries = false) {
-    const bool spj = v->commandType == CMD_SELECT && v->setOperations == nullptr && !v->hasAggs &&
-                     v->groupClause == NIL && v->havingQual == nullptr && v->distinctClause == NIL &&
-                     v->limitCount == nullptr && v->limitOffset == nullptr && !v->hasWindowFuncs &&
-                     !v->hasTargetSRFs && (with_queries || v->cteList == NIL) && !v->hasSubLinks &&
-                     v->rowMarks == NIL && v->groupingSets == NIL && !(with_queries && v->hasRecursive);
-    if (!spj)
+    if (!select_project_join(v, with_queries))
         throw unsupported(what + " as a base relation",
                           "A view, subquery or WITH query is expanded into the query; it must be a "
                           "select-project-join query itself (no aggregates, DISTINCT, set operations, LIMIT "
@@ -157,8 +160,12 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
     std::vector<int> items;
     for (int rti : refs) {
         const RangeTblEntry* rte = rt_fetch(rti, q->rtable);
-        if (is_plain_view(rte) || (rte->rtekind == RTE_SUBQUERY && !rte->lateral) || cte_of(q, rte) != nullptr)
-            items.push_back(rti);
+        // A LATERAL subquery reads the FROM items before it, which it can
+        // be joined to once pulled up: where it is select-project-join
+        // (others are left to the analysis, which refuses them).
+        const bool subquery = rte->rtekind == RTE_SUBQUERY &&
+                              (!rte->lateral || (rte->subquery != nullptr && select_project_join(rte->subquery, false)));
+        if (is_plain_view(rte) || subquery || cte_of(q, rte) != nullptr) items.push_back(rti);
     }
     if (items.empty()) return false;
     if (depth > max_depth) throw unsupported("views nested more than 32 deep");
@@ -190,6 +197,9 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
             flatten_inner_joins(v, inner_refs);
             const int offset = list_length(q->rtable);
             OffsetVarNodes(reinterpret_cast<Node*>(v), offset, 0);
+            // A LATERAL subquery's references to the items before it are
+            // the query's own once it is in the query.
+            if (rte->lateral) IncrementVarSublevelsUp(reinterpret_cast<Node*>(v), -1, 1);
             q->rtable = list_concat(q->rtable, v->rtable);
             // The item's columns become its output expressions.
             auto replace = [&](Node* node) {

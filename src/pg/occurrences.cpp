@@ -26,7 +26,12 @@ std::string relation_construct(const char* kind, Oid relid) {
 void refuse_relation(RangeTblEntry* rte) {
     switch (rte->rtekind) {
         case RTE_RELATION: break;
-        case RTE_SUBQUERY: throw unsupported("subqueries in FROM");
+        case RTE_SUBQUERY:
+            if (rte->lateral)
+                throw unsupported("LATERAL subqueries other than select-project-join ones under inner joins",
+                                  "A LATERAL subquery is kept by joining it into the query; one that aggregates, "
+                                  "for one, can be written as a scalar subquery in the select list.");
+            throw unsupported("subqueries in FROM");
         case RTE_FUNCTION:
             throw unsupported("functions in FROM other than immutable ones of constants or of the columns beside them");
         case RTE_VALUES: throw unsupported("VALUES in FROM other than of constants");

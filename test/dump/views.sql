@@ -29,4 +29,5 @@ SELECT ivm.create_view('ranked', 'SELECT dept, pay, rank() OVER (PARTITION BY de
 SELECT ivm.create_view('emp_depts', 'SELECT e.id, d.name FROM emp e FULL JOIN dept d ON e.dept = d.id');
 SELECT ivm.create_view('has_high_peer', 'SELECT e.id, EXISTS (SELECT 1 FROM emp x WHERE x.dept = e.dept AND x.pay > 300) AS has_high FROM emp e');
 SELECT ivm.create_view('note_words', 'SELECT e.id, w FROM emp e, regexp_split_to_table(e.note, '' '') w');
+SELECT ivm.create_view('dept_of', 'SELECT e.id, x.name FROM emp e CROSS JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) x');
 SELECT ivm.refresh_view('paused', false);
