@@ -52,10 +52,27 @@ INSERT INTO emp VALUES (15, 2, 120), (16, 1, 80);
 DELETE FROM emp WHERE id = 13;
 SELECT ivm_check('lat'), ivm_check('lat_peers'), ivm_check('lat_on');
 SELECT * FROM lat_peers ORDER BY 1, 2;
--- a LATERAL subquery that aggregates, or under an outer join, stays refused
-SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.dept = e.dept) s$$);
+-- One that aggregates without GROUP BY has one row for each row before
+-- it, as a scalar subquery (scalar_subqueries.sql) with several values:
+-- joined the same way, one part grouped by its correlations, LEFT JOINed,
+-- the values over no rows (count's 0) standing in where none match.
+SELECT ivm.create_view('lat_agg', 'SELECT e.id, s.n, s.top FROM emp e, LATERAL (SELECT count(*) AS n, max(f.pay) AS top FROM emp f WHERE f.dept = e.dept) s WHERE s.n < 5');
+SELECT ivm.create_view('lat_agg_on', 'SELECT d.name, s.total FROM dept d JOIN LATERAL (SELECT sum(e.pay) AS total FROM emp e WHERE e.dept = d.id) s ON s.total IS NOT NULL');
+SELECT ivm.create_view('lat_agg_none', 'SELECT d.name, s.n, s.total, a.staff FROM dept d, LATERAL (SELECT count(*) AS n, sum(e.pay) AS total FROM emp e WHERE e.dept = d.id) s, LATERAL (SELECT count(*) AS staff FROM emp) a');
+SELECT name, part_of FROM ivm.views WHERE name::text LIKE 'lat\_agg%' ORDER BY name::text;
+SELECT * FROM lat_agg_none ORDER BY 1, 2;
+INSERT INTO emp VALUES (17, 5, 10), (18, 1, 999), (19, 4, 40);
+UPDATE emp SET dept = 5 WHERE id = 16;
+DELETE FROM dept WHERE id = 1;
+DELETE FROM emp WHERE dept = 3;
+SELECT ivm_check('lat_agg'), ivm_check('lat_agg_on'), ivm_check('lat_agg_none');
+SELECT * FROM lat_agg_on ORDER BY 1, 2;
+SELECT * FROM lat_agg_none ORDER BY 1, 2;
+-- one with GROUP BY (no row where nothing matches), or under an outer
+-- join, stays refused
+SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.dept = e.dept GROUP BY f.pay) s$$);
 SELECT refused($$SELECT e.id, s.name FROM emp e LEFT JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) s ON true$$);
 SELECT refused($$WITH d AS (SELECT dept FROM emp ORDER BY pay LIMIT 3) SELECT * FROM d$$);
-SELECT ivm.drop_view(name::text) FROM ivm.views ORDER BY name::text;
+SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
 DROP VIEW per_dept, same_id, staff, paid;
 DROP TABLE emp, dept;

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
+#include "pg/expand_views.hpp"
 #include "pg/occurrences.hpp"
 #include "pg/view_parts.hpp"
 
@@ -235,7 +236,7 @@ Var* read_keys(const Correlations& c, int rti, int first) {
 // Makes sub (its WHERE the kept conditions) `SELECT <inner keys>, <value>
 // ... GROUP BY <inner keys>` and adds it to q's range table (not yet to
 // its FROM); returns its index.
-int add_grouped(Query* q, Query* sub, const Correlations& c, const TargetEntry* value) {
+int add_grouped(Query* q, Query* sub, const Correlations& c, List* values) {
     List* targets = NIL;
     List* names = NIL;
     AttrNumber resno = 0;
@@ -250,8 +251,11 @@ int add_grouped(Query* q, Query* sub, const Correlations& c, const TargetEntry* 
         names = lappend(names, makeString(te->resname));
         sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
     }
-    targets = lappend(targets, makeTargetEntry(value->expr, ++resno, pstrdup("value"), false));
-    names = lappend(names, makeString(pstrdup("value")));
+    foreach (lc, values) {
+        const char* name = list_length(values) == 1 ? "value" : psprintf("value_%d", resno - list_length(c.inner) + 1);
+        targets = lappend(targets, makeTargetEntry(static_cast<TargetEntry*>(lfirst(lc))->expr, ++resno, pstrdup(name), false));
+        names = lappend(names, makeString(pstrdup(name)));
+    }
     sub->targetList = targets;
     sub->sortClause = NIL;
     RangeTblEntry* rte = makeNode(RangeTblEntry);
@@ -442,7 +446,7 @@ Node* join_scalar(Level* lv, SubLink* link) {
     const Oid type = exprType(v);
     const int32 typmod = exprTypmod(v);
     const Oid collation = exprCollation(v);
-    const int rti = add_grouped(q, sub, c, value);
+    const int rti = add_grouped(q, sub, c, list_make1(value));
 
     Var* first_key = read_keys(c, rti, 1);
     Var* read = makeVar(rti, static_cast<AttrNumber>(list_length(c.inner) + 1), type, typmod, collation, 0);
@@ -856,10 +860,118 @@ bool split_aggregate_from_scalars(Query* q) {
     return true;
 }
 
+// Whether rte is a LATERAL subquery that aggregates without GROUP BY:
+// exactly one row for every row before it.
+bool lateral_aggregate(const RangeTblEntry* rte) {
+    return rte->rtekind == RTE_SUBQUERY && rte->lateral && rte->subquery != nullptr && rte->subquery->hasAggs &&
+           plain_select(rte->subquery, true) && rte->subquery->distinctClause == NIL && rte->subquery->cteList == NIL;
+}
+
+// The FROM item of the top-level list `item` without references to such
+// subqueries: a reference itself goes (nullptr), and an inner join whose
+// right side one is becomes its left side (itself without them), its
+// condition added to `where`.  `found`: the subqueries' range table
+// indexes.
+Node* without_lateral_aggregates(Query* q, Node* item, List** where, List** found) {
+    auto lateral = [&](Node* node) {
+        return IsA(node, RangeTblRef) && lateral_aggregate(rt_fetch(reinterpret_cast<RangeTblRef*>(node)->rtindex, q->rtable));
+    };
+    if (lateral(item)) {
+        *found = lappend_int(*found, reinterpret_cast<RangeTblRef*>(item)->rtindex);
+        return nullptr;
+    }
+    if (!IsA(item, JoinExpr)) return item;
+    auto* j = reinterpret_cast<JoinExpr*>(item);
+    if (j->jointype != JOIN_INNER || j->alias != nullptr || j->usingClause != NIL || !lateral(j->rarg)) return item;
+    *found = lappend_int(*found, reinterpret_cast<RangeTblRef*>(j->rarg)->rtindex);
+    if (j->quals != nullptr) *where = lappend(*where, j->quals);
+    leave_out_of_from(rt_fetch(j->rtindex, q->rtable));
+    return without_lateral_aggregates(q, j->larg, where, found);
+}
+
+// The LATERAL subquery `rti` (lateral_aggregate, out of FROM already)
+// joined as a scalar subquery is (join_scalar), with all its values: one
+// FROM item grouped by the inner sides of its correlations and LEFT JOINed
+// on them, each value over no rows (count's 0) standing in where an outer
+// row has no inner rows; uncorrelated, one row cross-joined.  Its columns'
+// readers read those.
+void join_lateral_aggregate(Query* q, int rti) {
+    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    auto* sub = static_cast<Query*>(copyObjectImpl(rte->subquery));
+    List* values = NIL;
+    ListCell* lc;
+    foreach (lc, sub->targetList)
+        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk) values = lappend(values, lfirst(lc));
+    const Correlations c = correlations_of(sub, "LATERAL subqueries", true);
+    sub->jointree->quals = and_of(c.kept);
+    if (reads_outer_columns(sub))
+        throw unsupported("LATERAL subqueries that read the items before them outside equalities of their WHERE",
+                          hint_correlated);
+    if (c.inner != NIL && reads_outer_query(sub))
+        throw unsupported("correlated LATERAL subqueries over WITH queries of the outer query", hint_correlated);
+    List* empties = NIL;
+    if (c.inner != NIL)
+        foreach (lc, values) empties = lappend(empties, value_over_no_rows(sub, static_cast<TargetEntry*>(lfirst(lc))));
+    if (c.inner != NIL) restrict_to_outer_rows(q, sub, c);
+    List* types = NIL;
+    foreach (lc, values) types = lappend(types, copyObjectImpl(static_cast<TargetEntry*>(lfirst(lc))->expr));
+    const int joined = add_grouped(q, sub, c, values);
+    Var* first_key = read_keys(c, joined, 1);
+    List* reads = NIL;
+    int i = 0;
+    foreach (lc, types) {
+        Node* v = static_cast<Node*>(lfirst(lc));
+        Var* read = makeVar(joined, static_cast<AttrNumber>(list_length(c.inner) + ++i), exprType(v), exprTypmod(v),
+                            exprCollation(v), 0);
+        Node* value = reinterpret_cast<Node*>(read);
+        if (c.inner != NIL) {
+            Const* empty = static_cast<Const*>(list_nth(empties, i - 1));
+            if (!empty->constisnull) value = or_when_missing(static_cast<Var*>(copyObjectImpl(first_key)), read, empty);
+        }
+        auto* te = static_cast<TargetEntry*>(list_nth(values, i - 1));
+        reads = lappend(reads, makeTargetEntry(reinterpret_cast<Expr*>(value), te->resno, te->resname, false));
+    }
+    if (c.inner == NIL) {
+        RangeTblRef* ref = makeNode(RangeTblRef);
+        ref->rtindex = joined;
+        q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
+    } else {
+        join_left(q, joined, and_of(c.equalities));
+    }
+    bool sublinks = false;
+    auto replace = [&](Node* node) {
+        return ReplaceVarsFromTargetList(node, rti, 0, rte, reads, REPLACEVARS_REPORT_ERROR, 0, &sublinks);
+    };
+    q->targetList = reinterpret_cast<List*>(replace(reinterpret_cast<Node*>(q->targetList)));
+    q->jointree->quals = replace(q->jointree->quals);
+    q->havingQual = replace(q->havingQual);
+    leave_out_of_from(rte);
+}
+
+// A LATERAL subquery that aggregates without GROUP BY yields one row for
+// each row before it, as a scalar subquery does, with more than one value:
+// each such subquery of the top-level FROM is joined so.
+bool lateral_aggregates_joined(Query* q) {
+    if (q->setOperations != nullptr || q->jointree == nullptr) return false;
+    List* where = NIL;
+    List* from = NIL;
+    List* laterals = NIL;
+    ListCell* lc;
+    foreach (lc, q->jointree->fromlist)
+        if (Node* item = without_lateral_aggregates(q, static_cast<Node*>(lfirst(lc)), &where, &laterals))
+            from = lappend(from, item);
+    if (laterals == NIL) return false;
+    q->jointree->fromlist = from;
+    q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), where));
+    foreach (lc, laterals) join_lateral_aggregate(q, lfirst_int(lc));
+    return true;
+}
+
 }  // namespace
 
 bool join_subqueries(Query* q) {
     return call([&] {
+        if (lateral_aggregates_joined(q)) return true;
         if (split_aggregate_from_scalars(q)) return true;
         if (q->setOperations == nullptr) return rewrite_query(q, true);
         // The arms of a set operation: one that aggregates, has windows or
