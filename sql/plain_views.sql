@@ -72,6 +72,10 @@ SELECT * FROM lat_agg_none ORDER BY 1, 2;
 -- join, stays refused
 SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.dept = e.dept GROUP BY f.pay) s$$);
 SELECT refused($$SELECT e.id, s.name FROM emp e LEFT JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) s ON true$$);
+-- and so does one over the columns of a subquery, a view or a WITH query
+-- (expanded or read through a storage, which numbers them otherwise)
+SELECT refused($$SELECT x.id, s.name FROM (SELECT id, dept FROM emp WHERE pay > 10) x, LATERAL (SELECT d.name FROM dept d WHERE d.id = x.dept) s$$);
+SELECT refused($$SELECT x.id, s.n FROM staff x, LATERAL (SELECT count(*) AS n FROM dept d WHERE d.name = x.name) s$$);
 SELECT refused($$WITH d AS (SELECT dept FROM emp ORDER BY pay LIMIT 3) SELECT * FROM d$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
 DROP VIEW per_dept, same_id, staff, paid;

@@ -128,6 +128,23 @@ bool reads_beyond_level(Node* node, void*) {
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_beyond_level), nullptr);
 }
 
+// Whether one of `vars` (of q's level) reads anything but a table or a
+// function in FROM: an item the analysis replaces (a subquery, a view, a
+// WITH query), whose columns are then numbered otherwise.
+bool reads_replaced_columns(const Query* q, List* vars) {
+    ListCell* vc;
+    foreach (vc, vars) {
+        if (!IsA(lfirst(vc), Var)) return true;
+        const RangeTblEntry* read = rt_fetch(static_cast<Var*>(lfirst(vc))->varno, q->rtable);
+        if (read->rtekind == RTE_FUNCTION) continue;
+        if (read->rtekind != RTE_RELATION) return true;
+        const char kind = get_rel_relkind(read->relid);
+        if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return true;
+    }
+    return false;
+}
+
+// A function in FROM, or a LATERAL subquery, over such an item's columns.
 bool reads_replaced_item(Node* node, void*) {
     if (node == nullptr) return false;
     if (!IsA(node, Query))
@@ -136,23 +153,19 @@ bool reads_replaced_item(Node* node, void*) {
     ListCell* lc;
     foreach (lc, q->rtable) {
         const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
-        if (rte->rtekind != RTE_FUNCTION) continue;
-        ListCell* vc;
-        foreach (vc, pull_vars_of_level(reinterpret_cast<Node*>(rte->functions), 0)) {
-            if (!IsA(lfirst(vc), Var)) return true;
-            const RangeTblEntry* read = rt_fetch(static_cast<Var*>(lfirst(vc))->varno, q->rtable);
-            if (read->rtekind == RTE_FUNCTION) continue;
-            if (read->rtekind != RTE_RELATION) return true;
-            const char kind = get_rel_relkind(read->relid);
-            if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return true;
-        }
+        if (rte->rtekind == RTE_FUNCTION &&
+            reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->functions), 0)))
+            return true;
+        if (rte->rtekind == RTE_SUBQUERY && rte->lateral &&
+            reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->subquery), 1)))
+            return true;
     }
     return query_tree_walker(q, reinterpret_cast<bool (*)()>(reads_replaced_item), nullptr, 0);
 }
 
 }  // namespace
 
-bool function_over_replaced_item(Query* q) {
+bool lateral_over_replaced_item(Query* q) {
     return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), nullptr); });
 }
 

@@ -173,6 +173,22 @@ BEGIN
         sql := format('%s %s %s ON %s', sql, kind, rel.sql, cond);
         cols := cols || rel.cols;
     END LOOP;
+    -- a LATERAL subquery over the relations before it: select-project-join
+    -- (expanded into the query) or aggregating without GROUP BY (joined as
+    -- a scalar subquery is)
+    IF depth < 2 AND ivm_dt.chance(10) THEN
+        SELECT * INTO rel2 FROM ivm_dt.gen_sub_from(depth, cols, ctes);
+        cond := ivm_dt.fresh('l');
+        IF ivm_dt.chance(50) THEN
+            kind := ivm_dt.pick_of(rel2.cols);
+            sql := format('%s, LATERAL (SELECT %s AS o0 FROM %s) %s', sql, split_part(kind, ' ', 1), rel2.sql, cond);
+            cols := cols || format('%s.o0 %s', cond, split_part(kind, ' ', 2));
+        ELSE
+            sql := format('%s, LATERAL (SELECT count(*)::int AS o0, sum(%s)::int AS o1 FROM %s) %s', sql,
+                          coalesce(ivm_dt.col_of(rel2.cols, 'int'), '1'), rel2.sql, cond);
+            cols := cols || format('%s.o0 int', cond) || format('%s.o1 int', cond);
+        END IF;
+    END IF;
     -- an immutable function of a column beside it, without outer joins
     -- (refused over a subquery's, a view's or a WITH query's columns)
     IF ivm_dt.chance(15) AND ivm_dt.col_of(cols, 'int') IS NOT NULL AND sql !~ '(LEFT|RIGHT|FULL) JOIN' THEN
