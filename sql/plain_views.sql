@@ -76,6 +76,7 @@ SELECT refused($$SELECT e.id, s.name FROM emp e LEFT JOIN LATERAL (SELECT d.name
 -- (expanded or read through a storage, which numbers them otherwise)
 SELECT refused($$SELECT x.id, s.name FROM (SELECT id, dept FROM emp WHERE pay > 10) x, LATERAL (SELECT d.name FROM dept d WHERE d.id = x.dept) s$$);
 SELECT refused($$SELECT x.id, s.n FROM staff x, LATERAL (SELECT count(*) AS n FROM dept d WHERE d.name = x.name) s$$);
+SELECT refused($$SELECT e.id, s.pay FROM emp e FULL JOIN dept d ON d.id = e.dept, LATERAL (SELECT f.pay FROM emp f WHERE f.dept = d.id) s$$);
 SELECT refused($$WITH d AS (SELECT dept FROM emp ORDER BY pay LIMIT 3) SELECT * FROM d$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
 DROP VIEW per_dept, same_id, staff, paid;

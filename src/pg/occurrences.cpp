@@ -144,29 +144,39 @@ bool reads_replaced_columns(const Query* q, List* vars) {
     return false;
 }
 
-// A function in FROM, or a LATERAL subquery, over such an item's columns.
-bool reads_replaced_item(Node* node, void*) {
+// A function in FROM (`laterals` false) or a LATERAL subquery (true) over
+// such an item's columns; a LATERAL subquery also beside an outer join,
+// whose relations a part may replace (view_parts.hpp).
+bool reads_replaced_item(Node* node, void* laterals) {
     if (node == nullptr) return false;
     if (!IsA(node, Query))
-        return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_replaced_item), nullptr);
+        return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_replaced_item), laterals);
     auto* q = reinterpret_cast<Query*>(node);
+    const bool subqueries = *static_cast<const bool*>(laterals);
     ListCell* lc;
     foreach (lc, q->rtable) {
         const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
-        if (rte->rtekind == RTE_FUNCTION &&
+        if (!subqueries && rte->rtekind == RTE_FUNCTION &&
             reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->functions), 0)))
             return true;
-        if (rte->rtekind == RTE_SUBQUERY && rte->lateral &&
-            reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->subquery), 1)))
+        if (subqueries && rte->rtekind == RTE_SUBQUERY && rte->lateral &&
+            (has_outer_join(reinterpret_cast<Node*>(q->jointree)) ||
+             reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->subquery), 1))))
             return true;
     }
-    return query_tree_walker(q, reinterpret_cast<bool (*)()>(reads_replaced_item), nullptr, 0);
+    return query_tree_walker(q, reinterpret_cast<bool (*)()>(reads_replaced_item), laterals, 0);
 }
 
 }  // namespace
 
+bool function_over_replaced_item(Query* q) {
+    bool laterals = false;
+    return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), &laterals); });
+}
+
 bool lateral_over_replaced_item(Query* q) {
-    return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), nullptr); });
+    bool laterals = true;
+    return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), &laterals); });
 }
 
 bool has_outer_join(Node* node) {
