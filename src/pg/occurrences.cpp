@@ -28,9 +28,8 @@ void refuse_relation(RangeTblEntry* rte) {
         case RTE_RELATION: break;
         case RTE_SUBQUERY:
             if (rte->lateral)
-                throw unsupported("LATERAL subqueries other than select-project-join ones under inner joins",
-                                  "A LATERAL subquery is kept by joining it into the query; one that aggregates, "
-                                  "for one, can be written as a scalar subquery in the select list.");
+                throw unsupported("LATERAL subqueries other than select-project-join ones under inner joins and, in "
+                                  "the view's own FROM, ones that aggregate without GROUP BY");
             throw unsupported("subqueries in FROM");
         case RTE_FUNCTION:
             throw unsupported("functions in FROM other than immutable ones of constants or of the columns beside them");
