@@ -50,15 +50,19 @@ std::vector<std::string> data_columns(Oid log) {
 // (`read`: its attnums; a 0: every column) blanked, which the logged rows
 // then carry as NULL: they are netted and handed on narrower, and an
 // UPDATE of only such columns nets to nothing.  The view's delta reads no
-// other column (as for an UPDATE it skips, trigger.cpp).
+// other column (as for an UPDATE it skips, trigger.cpp).  A column of a
+// domain keeps its values: the row's cast to the table's type checks the
+// domain's constraints, which a NULL may fail.
 std::vector<std::string> columns_read(std::vector<std::string> columns, Oid base, const std::vector<AttrNumber>& read) {
     if (read.empty() || std::find(read.begin(), read.end(), 0) != read.end()) return columns;
     std::string attnums;
     for (AttrNumber a : read) attnums += (attnums.empty() ? "" : ",") + std::to_string(a);
     std::vector<std::string> names;
-    for (const spi::Row& r : spi::query("SELECT pg_catalog.quote_ident(attname) FROM pg_catalog.pg_attribute WHERE "
-                                        "attrelid = $1::oid AND attnum = ANY ($2::int2[]) AND NOT attisdropped",
-                                        {std::to_string(base), "{" + attnums + "}"}))
+    for (const spi::Row& r :
+         spi::query("SELECT pg_catalog.quote_ident(a.attname) FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t "
+                    "ON t.oid OPERATOR(pg_catalog.=) a.atttypid WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT "
+                    "a.attisdropped AND (a.attnum = ANY ($2::int2[]) OR t.typtype OPERATOR(pg_catalog.=) 'd')",
+                    {std::to_string(base), "{" + attnums + "}"}))
         names.push_back(*r[0]);
     for (std::string& c : columns)
         if (std::find(names.begin(), names.end(), c) == names.end()) c.clear();
