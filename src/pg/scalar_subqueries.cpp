@@ -410,6 +410,25 @@ bool aggregate_single_value(Query* sub, TargetEntry* value) {
     return true;
 }
 
+// The value column `position` (after the keys) of the grouped FROM item
+// `joined` (add_grouped), of `value`'s type, as its readers read it:
+// where an outer row may find no item row and the value over no rows
+// (`empty`) is not NULL, that value standing in.
+Node* read_value(const Correlations& c, int joined, int position, Node* value, Var* first_key, Const* empty) {
+    Var* read = makeVar(joined, static_cast<AttrNumber>(list_length(c.inner) + position), exprType(value),
+                        exprTypmod(value), exprCollation(value), 0);
+    if (empty == nullptr || empty->constisnull) return reinterpret_cast<Node*>(read);
+    return or_when_missing(static_cast<Var*>(copyObjectImpl(first_key)), read, empty);
+}
+
+// q's FROM list gains the entry rti (a cross join, or an inner join whose
+// conditions go to WHERE).
+void cross_join(Query* q, int rti) {
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = rti;
+    q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
+}
+
 // The scalar subquery `link` of lv->q as a FROM item; returns what reads
 // its value.
 Node* join_scalar(Level* lv, SubLink* link) {
@@ -443,22 +462,15 @@ Node* join_scalar(Level* lv, SubLink* link) {
     }
     if (c.inner != NIL) restrict_to_outer_rows(q, sub, c);
     Node* v = reinterpret_cast<Node*>(value->expr);
-    const Oid type = exprType(v);
-    const int32 typmod = exprTypmod(v);
-    const Oid collation = exprCollation(v);
     const int rti = add_grouped(q, sub, c, list_make1(value));
-
     Var* first_key = read_keys(c, rti, 1);
-    Var* read = makeVar(rti, static_cast<AttrNumber>(list_length(c.inner) + 1), type, typmod, collation, 0);
     if (!left_join) {
-        RangeTblRef* ref = makeNode(RangeTblRef);
-        ref->rtindex = rti;
-        q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
+        cross_join(q, rti);
         lv->joins = list_concat(lv->joins, c.equalities);
-        return reinterpret_cast<Node*>(read);
+        return read_value(c, rti, 1, v, first_key, nullptr);
     }
     join_left(q, rti, and_of(c.equalities));
-    return empty->constisnull ? reinterpret_cast<Node*>(read) : or_when_missing(first_key, read, empty);
+    return read_value(c, rti, 1, v, first_key, empty);
 }
 
 // An IN/EXISTS subquery that aggregates or is a set operation, as
@@ -913,31 +925,20 @@ void join_lateral_aggregate(Query* q, int rti) {
     if (c.inner != NIL)
         foreach (lc, values) empties = lappend(empties, value_over_no_rows(sub, static_cast<TargetEntry*>(lfirst(lc))));
     if (c.inner != NIL) restrict_to_outer_rows(q, sub, c);
-    List* types = NIL;
-    foreach (lc, values) types = lappend(types, copyObjectImpl(static_cast<TargetEntry*>(lfirst(lc))->expr));
     const int joined = add_grouped(q, sub, c, values);
     Var* first_key = read_keys(c, joined, 1);
     List* reads = NIL;
     int i = 0;
-    foreach (lc, types) {
-        Node* v = static_cast<Node*>(lfirst(lc));
-        Var* read = makeVar(joined, static_cast<AttrNumber>(list_length(c.inner) + ++i), exprType(v), exprTypmod(v),
-                            exprCollation(v), 0);
-        Node* value = reinterpret_cast<Node*>(read);
-        if (c.inner != NIL) {
-            Const* empty = static_cast<Const*>(list_nth(empties, i - 1));
-            if (!empty->constisnull) value = or_when_missing(static_cast<Var*>(copyObjectImpl(first_key)), read, empty);
-        }
-        auto* te = static_cast<TargetEntry*>(list_nth(values, i - 1));
+    foreach (lc, values) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        Const* empty = empties == NIL ? nullptr : static_cast<Const*>(list_nth(empties, i));
+        Node* value = read_value(c, joined, ++i, reinterpret_cast<Node*>(te->expr), first_key, empty);
         reads = lappend(reads, makeTargetEntry(reinterpret_cast<Expr*>(value), te->resno, te->resname, false));
     }
-    if (c.inner == NIL) {
-        RangeTblRef* ref = makeNode(RangeTblRef);
-        ref->rtindex = joined;
-        q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
-    } else {
+    if (c.inner == NIL)
+        cross_join(q, joined);
+    else
         join_left(q, joined, and_of(c.equalities));
-    }
     bool sublinks = false;
     auto replace = [&](Node* node) {
         return ReplaceVarsFromTargetList(node, rti, 0, rte, reads, REPLACEVARS_REPORT_ERROR, 0, &sublinks);
