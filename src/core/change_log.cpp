@@ -25,22 +25,29 @@ constexpr LogTrigger log_triggers[] = {
 // A log's rows (alias l) that `condition` keeps, netted: each distinct row
 // (a value of the base table's row type, a column named "" NULL) once, with
 // the times it was inserted less the times it was deleted, where not 0.
-// Rows are told apart by their text, which tells apart what equality may
-// not (1.0 and 1.00, -0 and 0) and needs no equality of the column types
-// (json); the row is read back through the first log row of its text (a
-// tid, where an aggregate of the whole row would keep a state per row).
-// `joined` adds relations to FROM.
+// `by_value`: the columns are grouped by themselves (every type equal only
+// where the images are).  Otherwise rows are told apart by their text,
+// which tells apart what equality may not (1.0 and 1.00, -0 and 0) and
+// needs no equality of the column types (json); the row is read back
+// through the first log row of its text (a tid, where an aggregate of the
+// whole row would keep a state per row).  `joined` adds relations to FROM.
 std::string netted_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
-                       const std::string& joined, const std::string& condition) {
-    std::string values;
-    for (std::size_t i = 0; i < columns.size(); ++i)
+                       bool by_value, const std::string& joined, const std::string& condition) {
+    std::string values, grouped;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
         values += (i ? ", " : "") + (columns[i].empty() ? std::string("NULL") : "l." + columns[i]);
+        if (!columns[i].empty()) grouped += (grouped.empty() ? "" : ", ") + ("l." + columns[i]);
+    }
     const std::string row = "ROW(" + values + ")::" + base;
     const std::string copies = std::string("pg_catalog.sum(l.") + sign_column + ")";
-    return "SELECT " + row + ", __ivm_n.copies FROM (SELECT pg_catalog.min(l.ctid) AS tid, " + copies +
-           "::bigint AS copies FROM " + log + " l" + joined + " WHERE " + condition + " GROUP BY ((" + row +
-           ")::pg_catalog.text COLLATE pg_catalog.\"C\") HAVING " + copies + " OPERATOR(pg_catalog.<>) 0) __ivm_n JOIN " +
-           log + " l ON l.ctid OPERATOR(pg_catalog.=) __ivm_n.tid";
+    const std::string from = " FROM " + log + " l" + joined + " WHERE " + condition;
+    const std::string netted = " HAVING " + copies + " OPERATOR(pg_catalog.<>) 0";
+    if (by_value)
+        return "SELECT " + row + ", " + copies + "::bigint" + from + (grouped.empty() ? "" : " GROUP BY " + grouped) +
+               netted;
+    return "SELECT " + row + ", __ivm_n.copies FROM (SELECT pg_catalog.min(l.ctid) AS tid, " + copies + "::bigint AS copies" +
+           from + " GROUP BY ((" + row + ")::pg_catalog.text COLLATE pg_catalog.\"C\")" + netted + ") __ivm_n JOIN " + log +
+           " l ON l.ctid OPERATOR(pg_catalog.=) __ivm_n.tid";
 }
 
 }  // namespace
@@ -110,16 +117,16 @@ std::string pending_condition(const std::string& log, const std::string& state) 
 }
 
 std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
-                             int view_id) {
-    return netted_sql(log, base, columns, ", ivm.deferred_state s",
+                             bool by_value, int view_id) {
+    return netted_sql(log, base, columns, by_value, ", ivm.deferred_state s",
                       "s.view_id OPERATOR(pg_catalog.=) " + std::to_string(view_id) + " AND " +
                           pending_condition("l", "s"));
 }
 
 std::string own_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
-                         long long from_command, long long to_command) {
+                         bool by_value, long long from_command, long long to_command) {
     const std::string command = std::string("l.") + command_column;
-    return netted_sql(log, base, columns, "",
+    return netted_sql(log, base, columns, by_value, "",
                       std::string("l.") + xid_column + " OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND " +
                           command + " OPERATOR(pg_catalog.>=) " + std::to_string(from_command) + " AND " + command +
                           " OPERATOR(pg_catalog.<) " + std::to_string(to_command));

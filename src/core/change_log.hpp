@@ -50,18 +50,20 @@ std::string pending_condition(const std::string& log, const std::string& state);
 // named "" taken as NULL (a column the view does not read); the rows come
 // netted: each distinct row (a value of the base table's row type) once,
 // with the times it was inserted less the times it was deleted, where not
-// 0 (column 2, bigint).  Rows are compared by their text: run with
-// extra_float_digits above 0.
+// 0 (column 2, bigint).  `by_value`: every column read compares equal only
+// where the binary images are, and the rows are grouped by the columns;
+// otherwise they are compared by their text: run with extra_float_digits
+// above 0.
 //
 // The rows that this transaction logged in commands `from_command` to
 // `to_command` less one: what an immediate view takes in when a replicated
 // transaction commits.
 std::string own_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
-                         long long from_command, long long to_command);
+                         bool by_value, long long from_command, long long to_command);
 
 // The rows the view has not consumed.
 std::string pending_rows_sql(const std::string& log, const std::string& base, const std::vector<std::string>& columns,
-                             int view_id);
+                             bool by_value, int view_id);
 // How many rows the view `$1` has not consumed.
 std::string pending_count_sql(const std::string& log);
 

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
+#include "pg/keys.hpp"
 #include "pg/netting.hpp"
 #include "pg/relations.hpp"
 #include "pg/replicated.hpp"
@@ -35,14 +36,23 @@ std::string column_signature(Oid relid) {
                       {std::to_string(relid)})[0][0].value_or("");
 }
 
-// The log's data columns (quoted): the base table's, as the log was made.
-std::vector<std::string> data_columns(Oid log) {
-    std::vector<std::string> out;
-    for (const spi::Row& r : spi::query("SELECT pg_catalog.quote_ident(attname) FROM pg_catalog.pg_attribute WHERE "
-                                        "attrelid = $1::oid AND attnum > 0 AND NOT attisdropped AND attname NOT LIKE "
-                                        "'ivm$%' ORDER BY attnum",
-                                        {std::to_string(log)}))
-        out.push_back(*r[0]);
+// A log's data column: its name (quoted) and whether its values are equal
+// only where their images are (keys.hpp image_equal).
+struct LogColumn {
+    std::string name;
+    bool image_equal = false;
+};
+
+// The log's data columns: the base table's, as the log was made.
+std::vector<LogColumn> data_columns(Oid log) {
+    std::vector<LogColumn> out;
+    for (const spi::Row& r : spi::query("SELECT pg_catalog.quote_ident(attname), atttypid, attcollation FROM "
+                                        "pg_catalog.pg_attribute WHERE attrelid = $1::oid AND attnum > 0 AND NOT "
+                                        "attisdropped AND attname NOT LIKE 'ivm$%' ORDER BY attnum",
+                                        {std::to_string(log)})) {
+        const Oid type = static_cast<Oid>(std::stoul(*r[1])), collation = static_cast<Oid>(std::stoul(*r[2]));
+        out.push_back({*r[0], call([&] { return image_equal(type, collation); })});
+    }
     return out;
 }
 
@@ -53,7 +63,7 @@ std::vector<std::string> data_columns(Oid log) {
 // other column (as for an UPDATE it skips, trigger.cpp).  A column of a
 // domain keeps its values: the row's cast to the table's type checks the
 // domain's constraints, which a NULL may fail.
-std::vector<std::string> columns_read(std::vector<std::string> columns, Oid base, const std::vector<AttrNumber>& read) {
+std::vector<LogColumn> columns_read(std::vector<LogColumn> columns, Oid base, const std::vector<AttrNumber>& read) {
     if (read.empty() || std::find(read.begin(), read.end(), 0) != read.end()) return columns;
     std::string attnums;
     for (AttrNumber a : read) attnums += (attnums.empty() ? "" : ",") + std::to_string(a);
@@ -64,8 +74,8 @@ std::vector<std::string> columns_read(std::vector<std::string> columns, Oid base
                     "a.attisdropped AND (a.attnum = ANY ($2::int2[]) OR t.typtype OPERATOR(pg_catalog.=) 'd')",
                     {std::to_string(base), "{" + attnums + "}"}))
         names.push_back(*r[0]);
-    for (std::string& c : columns)
-        if (std::find(names.begin(), names.end(), c) == names.end()) c.clear();
+    for (LogColumn& c : columns)
+        if (std::find(names.begin(), names.end(), c.name) == names.end()) c.name.clear();
     return columns;
 }
 
@@ -333,11 +343,17 @@ MaintenanceResult apply_logged(const std::vector<Oid>& bases, const LoggedRows& 
     for (std::size_t b = 0; b < bases.size(); ++b) {
         const Oid log = log_of(bases[b]);
         if (log == InvalidOid) continue;
-        std::vector<std::string> columns = data_columns(log);
+        std::vector<LogColumn> columns = data_columns(log);
         if (read != nullptr && b < read->size()) columns = columns_read(std::move(columns), bases[b], (*read)[b]);
+        std::vector<std::string> names;
+        bool by_value = true;
+        for (const LogColumn& c : columns) {
+            names.push_back(c.name);
+            by_value = by_value && (c.name.empty() || c.image_equal);
+        }
         const std::string logged = change_log::table_name(bases[b]);
         const std::string type = qualified_name(bases[b]);
-        const std::string netted_sql = rows_sql(logged, type, columns);
+        const std::string netted_sql = rows_sql(logged, type, names, by_value);
         NetRows net;
         catalog::as_owner([&] {
             const char* sql = netted_sql.c_str();
@@ -384,8 +400,8 @@ MaintenanceResult apply(ViewRuntime& view, bool recompute) {
             result = refresh_all(view);
         } else {
             const LoggedRows pending = [&](const std::string& log, const std::string& type,
-                                           const std::vector<std::string>& columns) {
-                return change_log::pending_rows_sql(log, type, columns, id);
+                                           const std::vector<std::string>& columns, bool by_value) {
+                return change_log::pending_rows_sql(log, type, columns, by_value, id);
             };
             for (Oid b : tables_logged)
                 if (log_of(b) == InvalidOid)

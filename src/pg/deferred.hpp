@@ -34,8 +34,9 @@ void make_immediate(ViewRuntime& view);
 MaintenanceResult apply(ViewRuntime& view, bool recompute);
 // The SQL selecting a log's rows that an apply takes in, netted (as
 // change_log::pending_rows_sql): (the log, the base table's row type, the
-// log's data columns).
-using LoggedRows = std::function<std::string(const std::string&, const std::string&, const std::vector<std::string>&)>;
+// log's data columns, whether they are netted by value).
+using LoggedRows =
+    std::function<std::string(const std::string&, const std::string&, const std::vector<std::string>&, bool)>;
 using Merge = std::function<MaintenanceResult(const std::vector<BaseChange>&)>;
 // The rows `rows` selects from the logs of `bases` (a base without a log,
 // or whose rows net to nothing: unchanged), handed to `merge` as one

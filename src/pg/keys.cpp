@@ -334,6 +334,14 @@ bool attribute_not_null(Oid relid, AttrNumber attno) {
     return not_null;
 }
 
+bool image_equal(Oid type, Oid collation) {
+    TypeCacheEntry* entry = lookup_type_cache(getBaseType(type), TYPECACHE_BTREE_OPFAMILY);
+    if (!OidIsValid(entry->btree_opf)) return false;
+    const Oid proc = get_opfamily_proc(entry->btree_opf, entry->btree_opintype, entry->btree_opintype, BTEQUALIMAGE_PROC);
+    if (!OidIsValid(proc)) return false;
+    return DatumGetBool(OidFunctionCall1Coll(proc, collation, ObjectIdGetDatum(entry->btree_opintype)));
+}
+
 std::vector<AttrNumber> index_leads(Oid relid) {
     std::vector<AttrNumber> leads;
     List* indexes = index_list(relid);

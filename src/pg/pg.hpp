@@ -9,6 +9,7 @@ extern "C" {
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/nbtree.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/tupconvert.h"

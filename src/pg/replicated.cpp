@@ -73,8 +73,8 @@ bool reads_any(const ViewRuntime& view, const std::vector<Oid>& tables) {
 // tables' old state derived from their current one.
 void take_in(ViewRuntime& view, CommandId from, CommandId to) {
     const deferred::LoggedRows own = [from, to](const std::string& log, const std::string& type,
-                                                const std::vector<std::string>& columns) {
-        return change_log::own_rows_sql(log, type, columns, from, to);
+                                                const std::vector<std::string>& columns, bool by_value) {
+        return change_log::own_rows_sql(log, type, columns, by_value, from, to);
     };
     deferred::apply_logged(
         view.analyzed.base_oids, own, [&](const std::vector<BaseChange>& changes) { return apply_changes(view, changes); },

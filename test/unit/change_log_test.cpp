@@ -44,7 +44,7 @@ TEST(ChangeLog, ReplicaTriggersFireOnlyForAnApplyWorker) {
 }
 
 TEST(ChangeLog, AnImmediateViewTakesInItsTransactionsRowsFromACommandOn) {
-    const std::string sql = cl::own_rows_sql("ivm.changes_1", "public.r", {"a", "b"}, 7, 9);
+    const std::string sql = cl::own_rows_sql("ivm.changes_1", "public.r", {"a", "b"}, false, 7, 9);
     EXPECT_EQ(sql, "SELECT ROW(l.a, l.b)::public.r, __ivm_n.copies FROM (SELECT pg_catalog.min(l.ctid) AS tid, "
                    "pg_catalog.sum(l.\"ivm$sign\")::bigint AS copies FROM ivm.changes_1 l WHERE l.\"ivm$xid\" "
                    "OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id() AND l.\"ivm$command\" "
@@ -69,12 +69,25 @@ TEST(ChangeLog, PendingRowsAreThoseTheLastApplyDidNotSee) {
               std::string::npos);
     EXPECT_NE(pending.find("pg_catalog.pg_visible_in_snapshot(l.\"ivm$xid\", s.applied)"), std::string::npos);
     EXPECT_EQ(pending.rfind("NOT CASE", 0), 0u);
-    const std::string rows = cl::pending_rows_sql("ivm.changes_1", "public.r", {"a", "b"}, 7);
+    const std::string rows = cl::pending_rows_sql("ivm.changes_1", "public.r", {"a", "b"}, false, 7);
     EXPECT_NE(rows.find("FROM ivm.changes_1 l, ivm.deferred_state s WHERE"), std::string::npos);
     EXPECT_NE(rows.find("s.view_id OPERATOR(pg_catalog.=) 7"), std::string::npos);
     // a column the view does not read comes as NULL
-    const std::string read = cl::pending_rows_sql("ivm.changes_1", "public.r", {"a", "", "c"}, 7);
+    const std::string read = cl::pending_rows_sql("ivm.changes_1", "public.r", {"a", "", "c"}, false, 7);
     EXPECT_EQ(read.rfind("SELECT ROW(l.a, NULL, l.c)::public.r, __ivm_n.copies FROM ", 0), 0u);
+    // columns whose equality is their image's: grouped by themselves, no
+    // text and no second read of the log
+    const std::string by_value = cl::pending_rows_sql("ivm.changes_1", "public.r", {"a", "", "c"}, true, 7);
+    EXPECT_EQ(by_value.rfind("SELECT ROW(l.a, NULL, l.c)::public.r, pg_catalog.sum(l.\"ivm$sign\")::bigint FROM "
+                             "ivm.changes_1 l, ivm.deferred_state s WHERE ",
+                             0),
+              0u);
+    EXPECT_NE(by_value.find(" GROUP BY l.a, l.c HAVING pg_catalog.sum(l.\"ivm$sign\") OPERATOR(pg_catalog.<>) 0"),
+              std::string::npos);
+    EXPECT_EQ(by_value.find("text"), std::string::npos);
+    // nothing read: every row alike
+    const std::string none = cl::pending_rows_sql("ivm.changes_1", "public.r", {"", ""}, true, 7);
+    EXPECT_EQ(none.find("GROUP BY"), std::string::npos);
     EXPECT_NE(rows.find(pending), std::string::npos);
     // pruned: rows no deferred view reading the base has pending
     const std::string prune = cl::prune_sql("ivm.changes_1");
