@@ -68,9 +68,24 @@ DELETE FROM emp WHERE dept = 3;
 SELECT ivm_check('lat_agg'), ivm_check('lat_agg_on'), ivm_check('lat_agg_none');
 SELECT * FROM lat_agg_on ORDER BY 1, 2;
 SELECT * FROM lat_agg_none ORDER BY 1, 2;
--- one with GROUP BY (no row where nothing matches), or under an outer
--- join, stays refused
-SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.dept = e.dept GROUP BY f.pay) s$$);
+-- One with GROUP BY has a row for each group of the rows it reads for a
+-- row before it, none where none match: grouped by the inner sides of its
+-- correlations too and joined on them, it is an aggregating subquery in
+-- FROM (a part).
+SELECT ivm.create_view('lat_group', 'SELECT e.id, s.pay, s.n FROM emp e, LATERAL (SELECT f.pay, count(*) AS n FROM emp f WHERE f.dept = e.dept AND f.pay > 15 GROUP BY f.pay) s');
+SELECT ivm.create_view('lat_group_having', 'SELECT d.name, s.total FROM dept d JOIN LATERAL (SELECT sum(e.pay) AS total FROM emp e WHERE d.id = e.dept GROUP BY e.pay > 50 HAVING count(*) > 1) s ON true');
+SELECT name, part_of FROM ivm.views WHERE name::text LIKE 'lat\_group%' ORDER BY name::text;
+SELECT * FROM lat_group_having ORDER BY 1, 2;
+INSERT INTO emp VALUES (20, 2, 50), (21, 2, 50), (22, 0, 70);
+UPDATE emp SET pay = 50 WHERE id = 8;
+DELETE FROM emp WHERE id = 9;
+INSERT INTO dept VALUES (5, 'five');
+SELECT ivm_check('lat_group'), ivm_check('lat_group_having');
+SELECT * FROM lat_group_having ORDER BY 1, 2;
+-- refused: one reading the items before it outside its WHERE's
+-- equalities, or under an outer join
+SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n, e.pay AS p FROM emp f WHERE f.dept = e.dept GROUP BY f.pay) s$$);
+SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.pay > e.pay GROUP BY f.dept) s$$);
 SELECT refused($$SELECT e.id, s.name FROM emp e LEFT JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) s ON true$$);
 -- and so does one over the columns of a subquery, a view or a WITH query
 -- (expanded or read through a storage, which numbers them otherwise)

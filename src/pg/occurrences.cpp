@@ -29,7 +29,8 @@ void refuse_relation(RangeTblEntry* rte) {
         case RTE_SUBQUERY:
             if (rte->lateral)
                 throw unsupported("LATERAL subqueries other than select-project-join ones under inner joins and, in "
-                                  "the view's own FROM, ones that aggregate without GROUP BY");
+                                  "the view's own FROM, ones that aggregate or group (without DISTINCT, LIMIT or window "
+                                  "functions)");
             throw unsupported("subqueries in FROM");
         case RTE_FUNCTION:
             throw unsupported("functions in FROM other than immutable ones of constants or of the columns beside them");

@@ -949,6 +949,88 @@ void join_lateral_aggregate(Query* q, int rti) {
     leave_out_of_from(rte);
 }
 
+// Whether rte is a LATERAL subquery that groups (GROUP BY; no grouping
+// sets, windows, DISTINCT, LIMIT or WITH of its own).
+bool lateral_grouping(const RangeTblEntry* rte) {
+    if (rte->rtekind != RTE_SUBQUERY || !rte->lateral || rte->subquery == nullptr) return false;
+    const Query* s = rte->subquery;
+    return s->commandType == CMD_SELECT && s->setOperations == nullptr && s->groupClause != NIL &&
+           s->groupingSets == NIL && !s->hasWindowFuncs && !s->hasTargetSRFs && s->limitCount == nullptr &&
+           s->limitOffset == nullptr && s->distinctClause == NIL && s->cteList == NIL && s->rowMarks == NIL &&
+           !s->hasRecursive;
+}
+
+// Whether FROM item `node` holds entry rti under inner joins alone, where
+// a condition on it may stand in WHERE.
+bool under_inner_joins(Node* node, int rti) {
+    if (IsA(node, RangeTblRef)) return reinterpret_cast<RangeTblRef*>(node)->rtindex == rti;
+    if (!IsA(node, JoinExpr)) return false;
+    auto* j = reinterpret_cast<JoinExpr*>(node);
+    return j->jointype == JOIN_INNER && (under_inner_joins(j->larg, rti) || under_inner_joins(j->rarg, rti));
+}
+
+// A LATERAL subquery that groups, correlated by equalities of its WHERE
+// (inner = outer), is the same subquery grouped by their inner sides too
+// (output columns after its own) and joined on them in WHERE: each row
+// before it meets the groups of the inner rows it equals, as the subquery
+// run for that row would make them.  Then it is an aggregating subquery in
+// FROM as any other.
+void decorrelate_lateral_grouping(Query* q, int rti) {
+    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    Query* sub = rte->subquery;
+    const Correlations c = correlations_of(sub, "LATERAL subqueries", true);
+    sub->jointree->quals = and_of(c.kept);
+    if (reads_outer_columns(sub))
+        throw unsupported("LATERAL subqueries that read the items before them outside equalities of their WHERE",
+                          hint_correlated);
+    if (c.inner != NIL && reads_outer_query(sub))
+        throw unsupported("correlated LATERAL subqueries over WITH queries of the outer query", hint_correlated);
+    List* shown = NIL;
+    List* junk = NIL;
+    ListCell* lc;
+    foreach (lc, sub->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk)
+            junk = lappend(junk, te);
+        else
+            shown = lappend(shown, te);
+    }
+    const int first = list_length(shown) + 1;
+    AttrNumber resno = static_cast<AttrNumber>(list_length(shown));
+    Index ref = next_sort_group_ref(sub->targetList);
+    foreach (lc, c.inner) {
+        auto* key = static_cast<Expr*>(lfirst(lc));
+        ++resno;
+        TargetEntry* te = makeTargetEntry(key, resno, psprintf("__ivm_lateral_%d", resno - first + 1), false);
+        te->ressortgroupref = ref++;
+        shown = lappend(shown, te);
+        rte->eref->colnames = lappend(rte->eref->colnames, makeString(te->resname));
+        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
+    }
+    foreach (lc, junk) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
+    sub->targetList = list_concat(shown, junk);
+    read_keys(c, rti, first);
+    q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), c.equalities));
+    rte->lateral = false;
+}
+
+// Each LATERAL subquery of the view's own FROM that groups, under inner
+// joins alone, decorrelated.
+bool lateral_groupings_decorrelated(Query* q) {
+    if (q->setOperations != nullptr || q->jointree == nullptr) return false;
+    bool changed = false;
+    for (int rti = 1; rti <= list_length(q->rtable); ++rti) {
+        if (!lateral_grouping(rt_fetch(rti, q->rtable))) continue;
+        bool inner = false;
+        ListCell* lc;
+        foreach (lc, q->jointree->fromlist) inner |= under_inner_joins(static_cast<Node*>(lfirst(lc)), rti);
+        if (!inner) continue;
+        decorrelate_lateral_grouping(q, rti);
+        changed = true;
+    }
+    return changed;
+}
+
 // A LATERAL subquery that aggregates without GROUP BY yields one row for
 // each row before it, as a scalar subquery does, with more than one value:
 // each such subquery of the top-level FROM is joined so.
@@ -972,6 +1054,7 @@ bool lateral_aggregates_joined(Query* q) {
 
 bool join_subqueries(Query* q) {
     return call([&] {
+        if (lateral_groupings_decorrelated(q)) return true;
         if (lateral_aggregates_joined(q)) return true;
         if (split_aggregate_from_scalars(q)) return true;
         if (q->setOperations == nullptr) return rewrite_query(q, true);

@@ -174,15 +174,20 @@ BEGIN
         cols := cols || rel.cols;
     END LOOP;
     -- a LATERAL subquery over the relations before it: select-project-join
-    -- (expanded into the query) or aggregating without GROUP BY (joined as
-    -- a scalar subquery is)
+    -- (expanded into the query), aggregating without GROUP BY (joined as
+    -- a scalar subquery is) or grouping (decorrelated)
     IF depth < 2 AND ivm_dt.chance(10) THEN
         SELECT * INTO rel2 FROM ivm_dt.gen_sub_from(depth, cols, ctes);
         cond := ivm_dt.fresh('l');
-        IF ivm_dt.chance(50) THEN
+        IF ivm_dt.chance(40) THEN
             kind := ivm_dt.pick_of(rel2.cols);
             sql := format('%s, LATERAL (SELECT %s AS o0 FROM %s) %s', sql, split_part(kind, ' ', 1), rel2.sql, cond);
             cols := cols || format('%s.o0 %s', cond, split_part(kind, ' ', 2));
+        ELSIF ivm_dt.chance(50) THEN
+            kind := ivm_dt.pick_of(rel2.cols);
+            sql := format('%s, LATERAL (SELECT %s AS o0, count(*)::int AS o1 FROM %s GROUP BY 1) %s', sql,
+                          split_part(kind, ' ', 1), rel2.sql, cond);
+            cols := cols || format('%s.o0 %s', cond, split_part(kind, ' ', 2)) || format('%s.o1 int', cond);
         ELSE
             sql := format('%s, LATERAL (SELECT count(*)::int AS o0, sum(%s)::int AS o1 FROM %s) %s', sql,
                           coalesce(ivm_dt.col_of(rel2.cols, 'int'), '1'), rel2.sql, cond);

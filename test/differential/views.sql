@@ -185,6 +185,7 @@ SELECT ivm.create_view('dt_lateral_agg', 'SELECT x, count(*) AS n, sum(r.a) AS s
 -- LATERAL subqueries, joined into the query
 SELECT ivm.create_view('dt_lateral_sub', 'SELECT r.a, x.d, x.sum_b FROM r CROSS JOIN LATERAL (SELECT s.d, s.b + r.a AS sum_b FROM s WHERE s.b = r.b AND s.d > r.a) x');
 SELECT ivm.create_view('dt_lateral_agg_sub', 'SELECT r.a, r.c, x.n, x.top FROM r, LATERAL (SELECT count(*) AS n, max(t.e) AS top FROM t WHERE t.d = r.b) x WHERE x.n < 3');
+SELECT ivm.create_view('dt_lateral_groups', 'SELECT r.a, x.e, x.n, x.top FROM r JOIN LATERAL (SELECT t.e, count(*) AS n, max(t.d) AS top FROM t WHERE t.d = r.b GROUP BY t.e) x ON x.n < 3');
 SELECT ivm.create_view('dt_lateral_grouped', 'SELECT x.e, count(*) AS n FROM r, LATERAL (SELECT t.e FROM t WHERE t.d = r.a) x GROUP BY x.e');
 SELECT ivm.create_view('dt_lateral_join', 'SELECT s.d, x FROM r JOIN s ON r.b = s.b, unnest(ARRAY[r.c, ''k'']) WITH ORDINALITY u(x, o) WHERE o = 1 OR s.d > 1');
 -- ARRAY(subquery) ordered by its value: (SELECT COALESCE(array_agg(...), '{}') ...)
