@@ -23,6 +23,7 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 #include "pg/views.hpp"
+#include "pg/outer_join_conditions.hpp"
 #include "pg/scalar_subqueries.hpp"
 #include "pg/view_parts.hpp"
 
@@ -423,7 +424,8 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
                             PartNames& names) {
     std::vector<Oid> parts;
     for (;;) {
-        bool rewritten = split_window_steps(parsed);
+        bool rewritten = push_join_subqueries(parsed);
+        rewritten |= split_window_steps(parsed);
         // (HAVING first, so that its scalar subqueries are joined after the
         // aggregation, not below it; again once WHERE's are joined)
         rewritten |= split_having_step(parsed);

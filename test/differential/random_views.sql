@@ -169,6 +169,8 @@ BEGIN
         cond := ivm_dt.join_cond(cols, rel.cols, kind <> 'FULL JOIN');
         IF ivm_dt.chance(15) THEN  -- a filter of the new side in ON
             cond := cond || ' AND ' || ivm_dt.simple_pred(rel.cols);
+        ELSIF depth < 2 AND ivm_dt.chance(8) THEN  -- one that may hold a subquery
+            cond := cond || ' AND ' || ivm_dt.gen_pred(depth + 1, rel.cols, ctes);
         END IF;
         sql := format('%s %s %s ON %s', sql, kind, rel.sql, cond);
         cols := cols || rel.cols;
