@@ -13,6 +13,7 @@
 #include "pg/faults.hpp"
 #include "pg/fixpoint_maintenance.hpp"
 #include "pg/heap_swap.hpp"
+#include "pg/keys.hpp"
 #include "pg/window_steps.hpp"
 #include "pg/ddl_events.hpp"
 #include "pg/deferred.hpp"
@@ -416,6 +417,44 @@ void index_group_keys(Oid part, const std::string& part_query) {
     spi::execute("CREATE INDEX ON " + qualified_name(storage) + " (" + sql::join(keys, ", ") + ")");
 }
 
+// A part that filters one table (a subquery over it; an outer join's
+// nullable side filtered by its ON's subqueries) is read by the query over
+// it as the table would be: the leading column of each of the table's
+// indexes that the part shows as it is gets an index in its storage, so
+// that a change of the query's other tables looks its rows up instead of
+// reading the whole part (a one-row UPDATE of orders under 10,000
+// customers LEFT JOINed to their orders filtered by an IN: 25 -> 0.4 ms).
+void index_table_leads(Oid part, const std::string& part_query) {
+    Query* q = validate_query(part_query.c_str());
+    if (q->setOperations != nullptr || q->groupClause != NIL || q->hasAggs || q->distinctClause != NIL ||
+        q->hasWindowFuncs || q->jointree == nullptr || list_length(q->jointree->fromlist) != 1 ||
+        !IsA(linitial(q->jointree->fromlist), RangeTblRef))
+        return;
+    const int rti = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
+    const RangeTblEntry* table = rt_fetch(rti, q->rtable);
+    if (table->rtekind != RTE_RELATION) return;
+    const std::optional<catalog::Entry> entry = catalog::find_by_view(part);
+    if (!entry || entry->recursive_storage != InvalidOid) return;
+    const Oid storage = entry->storage;
+    const std::vector<AttrNumber> leads = index_leads(table->relid);
+    std::vector<std::string> columns = call([&] {
+        std::vector<std::string> found;
+        ListCell* lc;
+        foreach (lc, q->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            auto* v = reinterpret_cast<Var*>(te->expr);
+            if (te->resjunk || !IsA(v, Var) || v->varno != rti || v->varlevelsup != 0 ||
+                std::find(leads.begin(), leads.end(), v->varattno) == leads.end() ||
+                get_attnum(storage, te->resname) == InvalidAttrNumber)
+                continue;
+            found.emplace_back(quote_identifier(te->resname));
+        }
+        return found;
+    });
+    for (const std::string& column : columns)
+        spi::execute("CREATE INDEX ON " + qualified_name(storage) + " (" + column + ")");
+}
+
 // Creates the parts the query needs (views of their own for subqueries and
 // join trees) and makes the query read them; the definition becomes the
 // query's text.  A part's query may read a WITH query that becomes a part
@@ -443,6 +482,7 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
             create_view(qualified.c_str(), part.query.c_str(), &names);
             parts.push_back(relation_in(nsp, part_name));
             index_group_keys(parts.back(), part.query);
+            index_table_leads(parts.back(), part.query);
             read_part(parsed, part, parts.back());
         }
         definition = query_text(parsed);
