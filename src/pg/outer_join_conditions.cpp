@@ -2,6 +2,7 @@
 
 #include "pg/boundary.hpp"
 #include "pg/occurrences.hpp"
+#include "pg/view_parts.hpp"
 
 extern "C" {
 #include "rewrite/rewriteManip.h"
@@ -91,13 +92,7 @@ void filter_table(Query* q, int rti, List* conditions) {
     // (a Query comes back copied)
     *q = *reinterpret_cast<Query*>(ReplaceVarsFromTargetList(reinterpret_cast<Node*>(q), rti, 0, table, reads,
                                                              REPLACEVARS_REPORT_ERROR, 0, &sublinks));
-    RangeTblEntry* rte = makeNode(RangeTblEntry);
-    rte->rtekind = RTE_SUBQUERY;
-    rte->subquery = sub;
-    rte->alias = makeAlias(alias, NIL);
-    rte->eref = makeAlias(alias, names);
-    rte->inFromCl = true;
-    list_nth_cell(q->rtable, rti - 1)->ptr_value = rte;
+    list_nth_cell(q->rtable, rti - 1)->ptr_value = subquery_entry(sub, alias, names);
 }
 
 }  // namespace

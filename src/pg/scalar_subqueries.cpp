@@ -879,6 +879,20 @@ bool lateral_aggregate(const RangeTblEntry* rte) {
            plain_select(rte->subquery, true) && rte->subquery->distinctClause == NIL && rte->subquery->cteList == NIL;
 }
 
+// A LATERAL subquery's correlations with the items before it, taken out of
+// its WHERE (their outer sides moved up); refuses one that reads those
+// items otherwise.
+Correlations lateral_correlations(Query* sub) {
+    Correlations c = correlations_of(sub, "LATERAL subqueries", true);
+    sub->jointree->quals = and_of(c.kept);
+    if (reads_outer_columns(sub))
+        throw unsupported("LATERAL subqueries that read the items before them outside equalities of their WHERE",
+                          hint_correlated);
+    if (c.inner != NIL && reads_outer_query(sub))
+        throw unsupported("correlated LATERAL subqueries over WITH queries of the outer query", hint_correlated);
+    return c;
+}
+
 // The FROM item of the top-level list `item` without references to such
 // subqueries: a reference itself goes (nullptr), and an inner join whose
 // right side one is becomes its left side (itself without them), its
@@ -914,13 +928,7 @@ void join_lateral_aggregate(Query* q, int rti) {
     ListCell* lc;
     foreach (lc, sub->targetList)
         if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk) values = lappend(values, lfirst(lc));
-    const Correlations c = correlations_of(sub, "LATERAL subqueries", true);
-    sub->jointree->quals = and_of(c.kept);
-    if (reads_outer_columns(sub))
-        throw unsupported("LATERAL subqueries that read the items before them outside equalities of their WHERE",
-                          hint_correlated);
-    if (c.inner != NIL && reads_outer_query(sub))
-        throw unsupported("correlated LATERAL subqueries over WITH queries of the outer query", hint_correlated);
+    const Correlations c = lateral_correlations(sub);
     List* empties = NIL;
     if (c.inner != NIL)
         foreach (lc, values) empties = lappend(empties, value_over_no_rows(sub, static_cast<TargetEntry*>(lfirst(lc))));
@@ -978,13 +986,7 @@ bool under_inner_joins(Node* node, int rti) {
 void decorrelate_lateral_grouping(Query* q, int rti) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
     Query* sub = rte->subquery;
-    const Correlations c = correlations_of(sub, "LATERAL subqueries", true);
-    sub->jointree->quals = and_of(c.kept);
-    if (reads_outer_columns(sub))
-        throw unsupported("LATERAL subqueries that read the items before them outside equalities of their WHERE",
-                          hint_correlated);
-    if (c.inner != NIL && reads_outer_query(sub))
-        throw unsupported("correlated LATERAL subqueries over WITH queries of the outer query", hint_correlated);
+    const Correlations c = lateral_correlations(sub);
     List* shown = NIL;
     List* junk = NIL;
     ListCell* lc;

@@ -477,13 +477,18 @@ Var* read_output(List** outputs, Node* expr, const char* prefix) {
     return makeVarFromTargetEntry(1, te);
 }
 
-void read_from_only(Query* q, Query* sub, const char* alias, List* names) {
+RangeTblEntry* subquery_entry(Query* sub, const char* alias, List* names) {
     RangeTblEntry* rte = makeNode(RangeTblEntry);
     rte->rtekind = RTE_SUBQUERY;
     rte->subquery = sub;
     rte->alias = makeAlias(alias, NIL);
     rte->eref = makeAlias(alias, names);
     rte->inFromCl = true;
+    return rte;
+}
+
+void read_from_only(Query* q, Query* sub, const char* alias, List* names) {
+    RangeTblEntry* rte = subquery_entry(sub, alias, names);
     RangeTblRef* ref = makeNode(RangeTblRef);
     ref->rtindex = 1;
     q->rtable = list_make1(rte);

@@ -45,6 +45,9 @@ Var* read_output(List** outputs, Node* expr, const char* prefix);
 // item, with no condition: how a query moves into FROM to get a part.
 // Runs inside call().
 void read_from_only(Query* q, Query* sub, const char* alias, List* names);
+// A range table entry reading `sub` as FROM item `alias` with columns
+// `names` (palloc's: under pg::call).
+RangeTblEntry* subquery_entry(Query* sub, const char* alias, List* names);
 
 // Makes the entries read the part's view instead; a WITH query no longer
 // read goes.
