@@ -30,4 +30,6 @@ SELECT ivm.create_view('emp_depts', 'SELECT e.id, d.name FROM emp e FULL JOIN de
 SELECT ivm.create_view('has_high_peer', 'SELECT e.id, EXISTS (SELECT 1 FROM emp x WHERE x.dept = e.dept AND x.pay > 300) AS has_high FROM emp e');
 SELECT ivm.create_view('note_words', 'SELECT e.id, w FROM emp e, regexp_split_to_table(e.note, '' '') w');
 SELECT ivm.create_view('dept_of', 'SELECT e.id, x.name FROM emp e CROSS JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) x');
+SELECT ivm.create_view('dept_bands', 'SELECT d.name, b.high, b.n FROM dept d, LATERAL (SELECT e.pay > 200 AS high, count(*) AS n FROM emp e WHERE e.dept = d.id GROUP BY e.pay > 200) b');
+SELECT ivm.create_view('noted_staff', 'SELECT d.id, e.id AS emp FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.pay > (SELECT avg(pay) FROM emp)');
 SELECT ivm.refresh_view('paused', false);
