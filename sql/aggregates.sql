@@ -304,7 +304,7 @@ SELECT ivm_check('group_sizes');
 
 -- refused
 SELECT refused($$SELECT shop, sum(qty) FROM sale GROUP BY ROLLUP (shop)$$);
-SELECT refused($$SELECT DISTINCT ON (shop) shop, count(*) FROM sale GROUP BY shop$$);
+SELECT refused($$SELECT DISTINCT ON (shop) shop, count(*), rank() OVER (ORDER BY shop) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, json_agg(item) FROM sale GROUP BY shop$$);
 SELECT refused($$SELECT shop, sum(qty) FILTER (WHERE random() > 0.5) FROM sale GROUP BY shop$$);
 

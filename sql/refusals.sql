@@ -22,7 +22,7 @@ SELECT refused($$SELECT a FROM t OFFSET 1$$);
 SELECT refused($$SELECT a FROM t FOR UPDATE$$);
 SELECT refused($$SELECT a FROM t TABLESAMPLE SYSTEM (50)$$);
 SELECT refused($$SELECT generate_series(1, a) FROM t$$);
-SELECT refused($$SELECT DISTINCT ON (a) a, b FROM t$$);
+SELECT refused($$SELECT DISTINCT ON (a) a, b, rank() OVER (ORDER BY b) FROM t$$);
 SELECT refused($$SELECT a, j FROM t UNION SELECT 1, NULL::json$$);
 SELECT refused($$(SELECT a FROM t ORDER BY a LIMIT 2) UNION SELECT a FROM u$$);
 SELECT refused($$SELECT a FROM t WHERE a = (SELECT DISTINCT a FROM u)$$);

@@ -55,7 +55,31 @@ SELECT check_all();
 SELECT ivm.refresh_view('pay_rank');
 SELECT check_all();
 
+-- DISTINCT ON: row_number() over its groups in ORDER BY's order, the rows
+-- numbered 1 kept; of rows tied in ORDER BY, the one first by the output
+-- columns (compared here with the query given that order too: team 40's
+-- two 70s tie)
+SELECT ivm.create_view('top_earner', 'SELECT DISTINCT ON (team) team, id, pay FROM staff ORDER BY team, pay DESC');
+SELECT ivm.create_view('busiest_team', 'SELECT DISTINCT ON (s.pay > 80) s.pay > 80 AS high, s.team, count(*) AS n FROM staff s GROUP BY s.pay > 80, s.team ORDER BY s.pay > 80, count(*) DESC');
+SELECT * FROM top_earner ORDER BY 1;
+CREATE FUNCTION distinct_on_differs() RETURNS TABLE (top_earner bigint, busiest_team bigint) LANGUAGE sql AS $$
+    SELECT (SELECT count(*) FROM ((SELECT * FROM top_earner EXCEPT ALL (SELECT DISTINCT ON (team) team, id, pay FROM staff ORDER BY team, pay DESC, id))
+                                  UNION ALL ((SELECT DISTINCT ON (team) team, id, pay FROM staff ORDER BY team, pay DESC, id) EXCEPT ALL SELECT * FROM top_earner)) x),
+           (SELECT count(*) FROM ((SELECT * FROM busiest_team EXCEPT ALL (SELECT DISTINCT ON (s.pay > 80) s.pay > 80, s.team, count(*) FROM staff s GROUP BY s.pay > 80, s.team ORDER BY s.pay > 80, count(*) DESC, s.team))
+                                  UNION ALL ((SELECT DISTINCT ON (s.pay > 80) s.pay > 80, s.team, count(*) FROM staff s GROUP BY s.pay > 80, s.team ORDER BY s.pay > 80, count(*) DESC, s.team) EXCEPT ALL SELECT * FROM busiest_team)) x)
+$$;
+SELECT * FROM distinct_on_differs();
+INSERT INTO staff VALUES (11, 20, 500), (12, 40, 70), (13, 40, 70);
+UPDATE staff SET pay = 300 WHERE id = 1;
+DELETE FROM staff WHERE id = 11;
+SELECT * FROM distinct_on_differs();
+SELECT ivm_check('top_earner'), ivm_check('busiest_team');
+SELECT * FROM top_earner ORDER BY 1;
+SELECT ivm.drop_view('top_earner'), ivm.drop_view('busiest_team');
+DROP FUNCTION distinct_on_differs();
+
 -- what stays refused
 SELECT refused($$SELECT pay FROM staff UNION ALL (SELECT rank() OVER (ORDER BY id) FROM teams LIMIT 1)$$);
+SELECT refused($$SELECT DISTINCT ON (team) team, pay FROM staff ORDER BY team, pay LIMIT 3$$);
 SELECT refused($$SELECT DISTINCT ON (team) team, count(*) OVER (PARTITION BY team) FROM staff$$);
 DROP FUNCTION check_all();

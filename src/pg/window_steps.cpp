@@ -5,8 +5,12 @@
 #include "pg/view_parts.hpp"
 
 extern "C" {
+#include "parser/parse_oper.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
 }
+
+#include <string>
 
 namespace ivm::pg {
 namespace {
@@ -85,6 +89,111 @@ void split_distinct(Query* q) {
         q->windowClause = NIL;
         q->hasWindowFuncs = false;
         read_only(q, inner, "windowed", names);
+    });
+}
+
+// A name for a new output of `targets` that none of theirs is.
+const char* unused_name(List* targets, const char* base) {
+    std::string name = base;
+    for (int n = 2;; ++n) {
+        bool taken = false;
+        ListCell* lc;
+        foreach (lc, targets) {
+            const char* other = static_cast<TargetEntry*>(lfirst(lc))->resname;
+            taken |= other != nullptr && name == other;
+        }
+        if (!taken) return pstrdup(name.c_str());
+        name = std::string(base) + "_" + std::to_string(n);
+    }
+}
+
+// DISTINCT ON keeps the first row of each group by ORDER BY: the query
+// under it goes into FROM with row_number() OVER (PARTITION BY <the
+// DISTINCT ON expressions> ORDER BY <the rest of ORDER BY>, <the output
+// columns>), and the query over it keeps the rows numbered 1.  The output
+// columns make the choice among rows tied in ORDER BY one (the least),
+// where PostgreSQL takes any; rows alike in all of them show the same.
+void split_distinct_on(Query* q) {
+    call([&] {
+        Query* inner = static_cast<Query*>(copyObjectImpl(q));
+        List* partition = inner->distinctClause;
+        List* order = NIL;
+        ListCell* lc;
+        foreach (lc, inner->sortClause) {
+            auto* sort = static_cast<SortGroupClause*>(lfirst(lc));
+            if (get_sortgroupref_clause_noerr(sort->tleSortGroupRef, partition) == nullptr) order = lappend(order, sort);
+        }
+        Index ref = 0;
+        foreach (lc, inner->targetList) ref = std::max(ref, static_cast<TargetEntry*>(lfirst(lc))->ressortgroupref);
+        foreach (lc, inner->targetList) {  // the output columns, as tie-breakers
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (te->resjunk) continue;
+            const Oid type = exprType(reinterpret_cast<Node*>(te->expr));
+            SortGroupClause* by = makeNode(SortGroupClause);
+            get_sort_group_operators(type, false, false, false, &by->sortop, &by->eqop, nullptr, &by->hashable);
+            if (!OidIsValid(by->sortop)) continue;
+            if (te->ressortgroupref == 0) te->ressortgroupref = ++ref;
+            by->tleSortGroupRef = te->ressortgroupref;
+            by->nulls_first = false;
+            order = lappend(order, by);
+        }
+        WindowClause* window = makeNode(WindowClause);
+        window->partitionClause = partition;
+        window->orderClause = order;
+        window->frameOptions = FRAMEOPTION_DEFAULTS;
+        window->winref = 1;
+        inner->windowClause = list_make1(window);
+        WindowFunc* number = makeNode(WindowFunc);
+        number->winfnoid = F_ROW_NUMBER;
+        number->wintype = INT8OID;
+        number->winref = window->winref;
+        number->location = -1;
+        inner->hasWindowFuncs = true;
+        inner->distinctClause = NIL;
+        inner->hasDistinctOn = false;
+        inner->sortClause = NIL;
+        // (the parser puts junk entries last: the new output goes before them)
+        List* shown = NIL;
+        List* junk = NIL;
+        List* names = NIL;
+        foreach (lc, inner->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (te->resjunk) {
+                junk = lappend(junk, te);
+            } else {
+                shown = lappend(shown, te);
+                names = lappend(names, makeString(pstrdup(te->resname)));
+            }
+        }
+        const char* numbered = unused_name(inner->targetList, "row_number");
+        const AttrNumber position = static_cast<AttrNumber>(list_length(shown) + 1);
+        shown = lappend(shown, makeTargetEntry(reinterpret_cast<Expr*>(number), position, pstrdup(numbered), false));
+        names = lappend(names, makeString(pstrdup(numbered)));
+        AttrNumber resno = position;
+        foreach (lc, junk) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
+        inner->targetList = list_concat(shown, junk);
+        // The query over it: its output columns, where the number is 1.
+        List* targets = NIL;
+        foreach (lc, q->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (te->resjunk) continue;
+            te->expr = reinterpret_cast<Expr*>(makeVarFromTargetEntry(1, te));
+            te->ressortgroupref = 0;
+            targets = lappend(targets, te);
+        }
+        q->targetList = targets;
+        q->distinctClause = NIL;
+        q->hasDistinctOn = false;
+        q->sortClause = NIL;
+        q->windowClause = NIL;
+        q->hasWindowFuncs = false;
+        q->groupClause = NIL;
+        read_only(q, inner, "first", names);
+        Var* n = makeVar(1, position, INT8OID, -1, InvalidOid, 0);
+        Const* one = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(1), false, FLOAT8PASSBYVAL);
+        q->jointree->quals = reinterpret_cast<Node*>(
+            make_opclause(lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr, BOOLOID, false, reinterpret_cast<Expr*>(n), reinterpret_cast<Expr*>(one),
+                          InvalidOid, InvalidOid));
     });
 }
 
@@ -186,7 +295,13 @@ bool split_having_step(Query* q) {
 }
 
 bool split_window_steps(Query* q) {
-    if (q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs || q->hasDistinctOn) return false;
+    if (q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs) return false;
+    if (q->hasDistinctOn) {
+        if (q->hasWindowFuncs || q->limitCount != nullptr || q->limitOffset != nullptr) return false;  // (refused)
+        notice("DISTINCT ON keeps, of the rows tied in ORDER BY, the one first by its output columns");
+        split_distinct_on(q);
+        return true;
+    }
     const bool aggregates = q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr;
     if (q->distinctClause != NIL && (q->hasWindowFuncs || aggregates)) {
         split_distinct(q);  // (the query under it, if grouped and windowed, is split in turn as a part)
