@@ -335,7 +335,11 @@ bool attribute_not_null(Oid relid, AttrNumber attno) {
 }
 
 bool image_equal(Oid type, Oid collation) {
-    TypeCacheEntry* entry = lookup_type_cache(getBaseType(type), TYPECACHE_BTREE_OPFAMILY);
+    const Oid base = getBaseType(type);
+    // (bpchar's class says so too, but its = ignores trailing spaces, which
+    // a value without a declared length keeps: 'a' = 'a ')
+    if (base == BPCHAROID) return false;
+    TypeCacheEntry* entry = lookup_type_cache(base, TYPECACHE_BTREE_OPFAMILY);
     if (!OidIsValid(entry->btree_opf)) return false;
     const Oid proc = get_opfamily_proc(entry->btree_opf, entry->btree_opintype, entry->btree_opintype, BTEQUALIMAGE_PROC);
     if (!OidIsValid(proc)) return false;

@@ -18,7 +18,8 @@ bool attribute_not_null(Oid relid, AttrNumber attno);
 // Whether values of `type` compared under `collation` are equal only where
 // their binary images are, as the type's default btree operator class
 // declares for index deduplication (int, text under a deterministic
-// collation; not numeric: 1.0 = 1.00).  Raw catalog access: inside call().
+// collation; not numeric: 1.0 = 1.00; nor bpchar, whose = ignores
+// trailing spaces).  Raw catalog access: inside call().
 bool image_equal(Oid type, Oid collation);
 
 // An operator as generated SQL names it: OPERATOR(schema.name).
