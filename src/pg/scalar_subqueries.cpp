@@ -987,30 +987,18 @@ void decorrelate_lateral_grouping(Query* q, int rti) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
     Query* sub = rte->subquery;
     const Correlations c = lateral_correlations(sub);
-    List* shown = NIL;
-    List* junk = NIL;
-    ListCell* lc;
-    foreach (lc, sub->targetList) {
-        auto* te = static_cast<TargetEntry*>(lfirst(lc));
-        if (te->resjunk)
-            junk = lappend(junk, te);
-        else
-            shown = lappend(shown, te);
-    }
-    const int first = list_length(shown) + 1;
-    AttrNumber resno = static_cast<AttrNumber>(list_length(shown));
     Index ref = next_sort_group_ref(sub->targetList);
+    int first = 0;  // the first key's column
+    int k = 0;
+    ListCell* lc;
     foreach (lc, c.inner) {
         auto* key = static_cast<Expr*>(lfirst(lc));
-        ++resno;
-        TargetEntry* te = makeTargetEntry(key, resno, psprintf("__ivm_lateral_%d", resno - first + 1), false);
+        TargetEntry* te = add_output(sub, key, psprintf("__ivm_lateral_%d", ++k));
+        if (first == 0) first = te->resno;
         te->ressortgroupref = ref++;
-        shown = lappend(shown, te);
         rte->eref->colnames = lappend(rte->eref->colnames, makeString(te->resname));
         sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
     }
-    foreach (lc, junk) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
-    sub->targetList = list_concat(shown, junk);
     read_keys(c, rti, first);
     q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), c.equalities));
     rte->lateral = false;

@@ -477,6 +477,25 @@ Var* read_output(List** outputs, Node* expr, const char* prefix) {
     return makeVarFromTargetEntry(1, te);
 }
 
+TargetEntry* add_output(Query* q, Expr* expr, const char* name) {
+    List* shown = NIL;
+    List* junk = NIL;
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk)
+            junk = lappend(junk, te);
+        else
+            shown = lappend(shown, te);
+    }
+    TargetEntry* added = makeTargetEntry(expr, static_cast<AttrNumber>(list_length(shown) + 1), pstrdup(name), false);
+    shown = lappend(shown, added);
+    AttrNumber resno = added->resno;
+    foreach (lc, junk) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
+    q->targetList = list_concat(shown, junk);
+    return added;
+}
+
 RangeTblEntry* subquery_entry(Query* sub, const char* alias, List* names) {
     RangeTblEntry* rte = makeNode(RangeTblEntry);
     rte->rtekind = RTE_SUBQUERY;

@@ -41,6 +41,11 @@ void raise_with_references(Query* q);
 // else a new one named <prefix>_<n>.  Runs inside call().
 Var* read_output(List** outputs, Node* expr, const char* prefix);
 
+// A new output column of q, after its outputs and before its junk entries
+// (renumbered after it: an output's resno is its column).  Runs inside
+// call().
+TargetEntry* add_output(Query* q, Expr* expr, const char* name);
+
 // q reads `sub` (named `alias`, its columns `names`) as its only FROM
 // item, with no condition: how a query moves into FROM to get a part.
 // Runs inside call().

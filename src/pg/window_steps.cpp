@@ -152,26 +152,13 @@ void split_distinct_on(Query* q) {
         inner->distinctClause = NIL;
         inner->hasDistinctOn = false;
         inner->sortClause = NIL;
-        // (the parser puts junk entries last: the new output goes before them)
-        List* shown = NIL;
-        List* junk = NIL;
+        const AttrNumber position =
+            add_output(inner, reinterpret_cast<Expr*>(number), unused_name(inner->targetList, "row_number"))->resno;
         List* names = NIL;
         foreach (lc, inner->targetList) {
             auto* te = static_cast<TargetEntry*>(lfirst(lc));
-            if (te->resjunk) {
-                junk = lappend(junk, te);
-            } else {
-                shown = lappend(shown, te);
-                names = lappend(names, makeString(pstrdup(te->resname)));
-            }
+            if (!te->resjunk) names = lappend(names, makeString(pstrdup(te->resname)));
         }
-        const char* numbered = unused_name(inner->targetList, "row_number");
-        const AttrNumber position = static_cast<AttrNumber>(list_length(shown) + 1);
-        shown = lappend(shown, makeTargetEntry(reinterpret_cast<Expr*>(number), position, pstrdup(numbered), false));
-        names = lappend(names, makeString(pstrdup(numbered)));
-        AttrNumber resno = position;
-        foreach (lc, junk) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
-        inner->targetList = list_concat(shown, junk);
         // The query over it: its output columns, where the number is 1.
         List* targets = NIL;
         foreach (lc, q->targetList) {
