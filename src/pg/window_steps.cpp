@@ -174,7 +174,6 @@ void split_distinct_on(Query* q) {
         q->sortClause = NIL;
         q->windowClause = NIL;
         q->hasWindowFuncs = false;
-        q->groupClause = NIL;
         read_only(q, inner, "first", names);
         Var* n = makeVar(1, position, INT8OID, -1, InvalidOid, 0);
         Const* one = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(1), false, FLOAT8PASSBYVAL);
