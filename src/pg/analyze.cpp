@@ -1068,10 +1068,16 @@ bool only(const CountingView::SetNode& n, CountingView::SetNode::Op op) {
 AnalyzedView analyze_query(Query* q, const std::string& storage, const std::string& recursive_storage,
                            Oid recursive_storage_oid) {
     AnalyzedView out;
+    // A part that shows a plain view is the view's query (expand_views.hpp).
+    if (const Oid shown = shown_view(q); shown != InvalidOid) {
+        q = shown_view_query(q, shown);
+        out.expanded_views.push_back(shown);
+    }
     // A recursive program: described, then its outer query as any other.
     describe_program(q, recursive_storage, out);
     // Plain views, subqueries and WITH queries are expanded first.
-    if (q->setOperations == nullptr) out.expanded_views = expand_plain_views(q);
+    if (q->setOperations == nullptr)
+        for (Oid v : expand_plain_views(q)) out.expanded_views.push_back(v);
     CommonTableExpr* cte = nullptr;
     if (q->cteList != NIL) {
         if (!q->hasRecursive) throw unsupported("WITH");

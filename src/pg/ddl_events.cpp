@@ -14,6 +14,7 @@
 #include "pg/ddl_events.hpp"
 #include "pg/deferred.hpp"
 
+#include "core/counting.hpp"
 #include "core/error.hpp"
 #include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
@@ -130,6 +131,26 @@ std::vector<Oid> with_ancestors(const std::vector<Oid>& tables) {
 }
 
 
+// Whether a counting view's storage has the columns that its definition,
+// analyzed anew, would make: a plain view it shows (expand_views.hpp) may
+// have been redefined into another shape (other aggregates, DISTINCT).  A
+// table made as the storage would be now, compared and dropped.
+bool storage_fits(const catalog::Entry& e, const CountingView& model) {
+    CountingView probe = model;
+    const std::string nsp = call([&] { return std::string(quote_identifier(get_namespace_name(get_rel_namespace(e.storage)))); });
+    probe.storage = nsp + ".__ivm_shape_" + std::to_string(e.view_id);
+    spi::execute(counting::storage_ddl(probe, qualified_name(e.query_view), true).front());
+    auto columns = [](const char* table) {
+        return std::string("(SELECT pg_catalog.array_agg(ROW(attname, atttypid, atttypmod, attnotnull)::text ORDER BY "
+                           "attnum) FROM pg_catalog.pg_attribute WHERE attrelid = ") +
+               table + "::pg_catalog.regclass AND attnum > 0 AND NOT attisdropped)";
+    };
+    const bool fits = spi::query_int("SELECT (" + columns("$1") + " IS NOT DISTINCT FROM " + columns("$2") + ")::int",
+                                     {qualified_name(e.storage), probe.storage}) == 1;
+    spi::execute("DROP TABLE " + probe.storage);
+    return fits;
+}
+
 // CREATE OR REPLACE VIEW of a plain view expanded into ivm views: they
 // follow its new definition (or the statement is refused, if they cannot),
 // with their triggers moved to its new base tables, and are recomputed.
@@ -147,6 +168,21 @@ void follow_redefined_views(const std::vector<Oid>& relations) {
             for (Oid b : *list)
                 if (b != e.recursive_storage && !contains(bases, b)) bases.push_back(b);
         for (Oid b : bases) refuse_row_security(b, view->owner);
+        if (e.recursive_storage == InvalidOid) {
+            if (!storage_fits(e, a.model)) {
+                const Oid redefined = *std::find_if(views.begin(), views.end(), [&](Oid v) { return contains(a.expanded_views, v); });
+                catalog::Entry root = e;  // (a part is dropped with the view it was made for)
+                while (root.part_of != 0) root = *catalog::find_by_id(root.part_of);
+                throw Error(sqlstate::feature_not_supported,
+                            "cannot redefine view " + qualified_name(redefined) + ": incrementally maintained view " +
+                                qualified_name(root.view) + " would store its rows otherwise",
+                            "The new query aggregates, groups or combines rows otherwise than the old one did.",
+                            "Drop " + qualified_name(root.view) + " with ivm.drop_view() first and create it again after.");
+            }
+            // Its columns may be computed otherwise from the same storage.
+            spi::execute(counting::user_view_ddl(a.model, qualified_name(e.view), e.populated,
+                                                 counting::ViewDdl::Replace, catalog::have_snapshot_check()));
+        }
         catalog::set_bases(e.view_id, bases);
         sync_base_triggers(e.view_id, &a, true);
         refresh_because(e, "a view it reads was redefined");

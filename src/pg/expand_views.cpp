@@ -32,19 +32,15 @@ CommonTableExpr* cte_of(Query* q, const RangeTblEntry* rte) {
     return nullptr;
 }
 
+Query* view_query(Oid relid);
+
 // What a FROM item expands into: a plain view's query, a subquery's, a
 // WITH query's (a copy), or nothing.
 Query* expansion_of(Query* q, const RangeTblEntry* rte, std::string& what) {
     if (is_plain_view(rte)) {
         const Oid relid = rte->relid;
         what = "the view " + qualified_name(relid);
-        return call([&] {
-            Relation rel = table_open(relid, AccessShareLock);
-            Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
-            table_close(rel, AccessShareLock);
-            AcquireRewriteLocks(copy, true, false);
-            return copy;
-        });
+        return view_query(relid);
     }
     if (rte->rtekind == RTE_SUBQUERY && rte->subquery != nullptr) {
         what = rte->lateral ? "the LATERAL subquery" : "the subquery in FROM";
@@ -140,6 +136,17 @@ void refuse_unless_spj(const Query* v, const std::string& what, bool with_querie
 
 bool expand_once(Query* q, int depth, std::vector<Oid>& expanded);
 
+// A plain view's query, locked as the rewriter locks what it reads.
+Query* view_query(Oid relid) {
+    return call([&] {
+        Relation rel = table_open(relid, AccessShareLock);
+        Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
+        table_close(rel, AccessShareLock);
+        AcquireRewriteLocks(copy, true, false);
+        return copy;
+    });
+}
+
 // Until nothing is left to expand: pulled-up WITH queries can read others.
 void expand(Query* q, int depth, std::vector<Oid>& expanded) {
     while (expand_once(q, depth, expanded)) {
@@ -230,6 +237,74 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
 }
 
 }  // namespace
+
+Query* separate_view_query(const RangeTblEntry* rte) {
+    if (!is_plain_view(rte)) return nullptr;
+    Query* v = view_query(rte->relid);
+    const bool has_outer_join = [&] {
+        std::vector<int> refs;
+        return !collect_refs(reinterpret_cast<Node*>(v->jointree), refs);
+    }();
+    if (v->hasRecursive || (select_project_join(v, true) && !has_outer_join)) return nullptr;
+    return v;
+}
+
+Oid shown_view(const Query* q) {
+    if (q->commandType != CMD_SELECT || q->setOperations != nullptr || q->hasAggs || q->groupClause != NIL ||
+        q->havingQual != nullptr || q->distinctClause != NIL || q->sortClause != NIL || q->limitCount != nullptr ||
+        q->limitOffset != nullptr || q->hasWindowFuncs || q->hasTargetSRFs || q->hasSubLinks || q->cteList != NIL ||
+        q->rowMarks != NIL || q->jointree == nullptr || q->jointree->quals != nullptr ||
+        list_length(q->jointree->fromlist) != 1 || !IsA(linitial(q->jointree->fromlist), RangeTblRef))
+        return InvalidOid;
+    const int rti = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
+    const RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    const Query* v = separate_view_query(rte);
+    if (v == nullptr) return InvalidOid;
+    // Every column of the view, in order, as it is.
+    int columns = 0;
+    ListCell* lc;
+    foreach (lc, v->targetList) columns += static_cast<TargetEntry*>(lfirst(lc))->resjunk ? 0 : 1;
+    int resno = 0;
+    foreach (lc, q->targetList) {
+        auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        auto* var = reinterpret_cast<Var*>(te->expr);
+        if (te->resjunk || !IsA(var, Var) || static_cast<int>(var->varno) != rti || var->varlevelsup != 0 ||
+            var->varattno != ++resno)
+            return InvalidOid;
+    }
+    // (A redefinition may have added columns after those it shows: they
+    // are left out, where that leaves the rows as they were.)
+    const bool columns_droppable = v->distinctClause == NIL && v->setOperations == nullptr;
+    return resno == columns || (resno > 0 && resno < columns && columns_droppable) ? rte->relid : InvalidOid;
+}
+
+Query* shown_view_query(const Query* q, Oid view) {
+    Query* v = view_query(view);
+    call([&] {
+        // Under the names q shows (a view's columns can be renamed); the
+        // columns it does not show go, or stay as junk where a clause
+        // refers to them (a group key).
+        ListCell* shown = list_head(q->targetList);
+        List* kept = NIL;
+        List* junk = NIL;
+        ListCell* lc;
+        foreach (lc, v->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (!te->resjunk && shown != nullptr) {
+                te->resname = pstrdup(static_cast<TargetEntry*>(lfirst(shown))->resname);
+                shown = lnext(q->targetList, shown);
+                kept = lappend(kept, te);
+            } else if (te->resjunk || te->ressortgroupref != 0) {
+                te->resjunk = true;
+                junk = lappend(junk, te);
+            }
+        }
+        v->targetList = list_concat(kept, junk);
+        AttrNumber resno = 0;
+        foreach (lc, v->targetList) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
+    });
+    return v;
+}
 
 void flatten_join_columns(Query* q) {
     q->targetList = reinterpret_cast<List*>(flatten_join_alias_vars(q, reinterpret_cast<Node*>(q->targetList)));

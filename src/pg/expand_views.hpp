@@ -17,6 +17,22 @@ namespace ivm::pg {
 // expanded (nested ones too).  Modifies q.
 std::vector<Oid> expand_plain_views(Query* q);
 
+// A plain view whose query cannot be expanded into the query reading it
+// (it aggregates, is DISTINCT or a set operation, has an outer join or
+// subqueries in expressions) is read through a part of its own, whose
+// definition shows the view and nothing else (`SELECT * FROM v`): the
+// part's query view reads the view, so that the view cannot be dropped
+// from under it and its redefinition is followed, and the part is
+// analyzed as the view's own query.
+//
+// The view's query, if the entry reads such a view, or null.
+Query* separate_view_query(const RangeTblEntry* rte);
+// The view of that kind whose every column q shows, in order, and nothing
+// else; or InvalidOid.
+Oid shown_view(const Query* q);
+// Its query, its columns named as q names them.
+Query* shown_view_query(const Query* q, Oid view);
+
 // An entry taken out of the FROM tree stays in the range table (range
 // table indexes must not move) as an empty RTE_RESULT, which the deparser
 // passes over instead of looking for its inputs.  Palloc's: call it under

@@ -95,6 +95,7 @@ struct Found {
     std::vector<RangeTblEntry*> rtes;
     Query* query;
     const char* with_name;  // a WITH query's, or null
+    Oid view = InvalidOid;  // a plain view read through a part (expand_views.hpp)
 };
 
 // Visits each WITH query reference in q and the queries below it, with how
@@ -181,6 +182,13 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
             Query* sub = reinterpret_cast<Query*>(cte->ctequery);
             if (!part_of_its_own(sub, outer)) return;
             if (!found_already(found, sub)) found.push_back(with_part(q, cte));
+        } else if (Query* body = separate_view_query(rte); body != nullptr && needs_part(body, outer)) {
+            // One part for every reference to the view.
+            auto same = std::find_if(found.begin(), found.end(), [&](const Found& f) { return f.view == rte->relid; });
+            if (same != found.end())
+                same->rtes.push_back(rte);
+            else
+                found.push_back(Found{{rte}, nullptr, nullptr, rte->relid});
         }
     }
 }
@@ -414,6 +422,7 @@ bool read_from_below(Query* q, const char* name) {
 
 std::vector<PartNeeded> parts_needed(Query* q) {
     std::vector<Found> found;
+    if (shown_view(q) != InvalidOid) return {};  // it is the view's part
     auto in_query = [&](Query* query) {
         Node* tree = reinterpret_cast<Node*>(query->jointree);
         from_tree(query, tree, has_outer_join(tree), found);
@@ -450,8 +459,11 @@ std::vector<PartNeeded> parts_needed(Query* q) {
         }
     });
     std::vector<PartNeeded> parts;
-    for (const Found& f : found)
-        parts.push_back(PartNeeded{f.rtes, query_text(f.query), f.with_name ? f.with_name : ""});
+    for (const Found& f : found) {
+        const std::string view = f.view != InvalidOid ? qualified_name(f.view) : "";
+        parts.push_back(
+            PartNeeded{f.rtes, f.query ? query_text(f.query) : "SELECT * FROM " + view, f.with_name ? f.with_name : "", view});
+    }
     return parts;
 }
 

@@ -17,6 +17,7 @@ struct PartNeeded {
     std::vector<RangeTblEntry*> rtes;  // the entries in the query's range table that read it
     std::string query;                 // the subquery or WITH query as SQL
     std::string with_name;             // a WITH query's name, or empty
+    std::string view;                  // a plain view's qualified name, or empty
 };
 
 // Join trees the engine cannot take apart (the nullable side of an outer

@@ -19,6 +19,7 @@
 #include "pg/deferred.hpp"
 #include "pg/dependencies.hpp"
 #include "pg/execution.hpp"
+#include "pg/expand_views.hpp"
 #include "pg/maintain.hpp"
 #include "pg/program.hpp"
 #include "pg/relations.hpp"
@@ -453,6 +454,7 @@ void index_part(Oid part, const std::string& part_query) {
     const std::optional<catalog::Entry> entry = catalog::find_by_view(part);
     if (!entry || entry->recursive_storage != InvalidOid) return;
     Query* q = validate_query(part_query.c_str());
+    if (const Oid shown = shown_view(q); shown != InvalidOid) q = shown_view_query(q, shown);
     index_group_keys(q, entry->storage);
     index_table_leads(q, entry->storage);
 }
@@ -461,8 +463,27 @@ void index_part(Oid part, const std::string& part_query) {
 // join trees) and makes the query read them; the definition becomes the
 // query's text.  A part's query may read a WITH query that becomes a part
 // too: the rounds repeat until none is needed.  Returns the parts' views.
+// What make_parts would rewrite or make parts of in q.  Modifies q.
+bool needs_rewriting(Query* q) {
+    bool rewritten = push_join_subqueries(q);
+    rewritten |= split_window_steps(q);
+    rewritten |= split_having_step(q);
+    rewritten |= join_subqueries(q);
+    rewritten |= wrap_join_trees(q);
+    return rewritten || !parts_needed(q).empty();
+}
+
 std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, const std::string& relname,
                             PartNames& names) {
+    // A part that shows a plain view is analyzed as the view's query, which
+    // must need no parts of its own: they could not follow its redefinition.
+    if (const Oid shown = shown_view(parsed); shown != InvalidOid) {
+        if (needs_rewriting(shown_view_query(parsed, shown)))
+            throw unsupported("the view " + qualified_name(shown) + " as a base relation",
+                              "Its query would need parts of its own (a subquery that aggregates, a scalar "
+                              "subquery, window functions, a view that aggregates): write it into the view's query.");
+        return {};
+    }
     std::vector<Oid> parts;
     for (;;) {
         bool rewritten = push_join_subqueries(parsed);
@@ -479,8 +500,11 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
         for (const PartNeeded& part : needed) {
             const std::string part_name = names.next(nsp);
             const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
-            notice("a subquery or a WITH query becomes incrementally maintained view " + qualified + ", a part of " +
-                   call([&] { return quote_qualified_identifier(nspname, relname.c_str()); }));
+            const std::string root = call([&] { return quote_qualified_identifier(nspname, relname.c_str()); });
+            if (part.view.empty())
+                notice("a subquery or a WITH query becomes incrementally maintained view " + qualified + ", a part of " + root);
+            else
+                notice("view " + part.view + " is read through incrementally maintained view " + qualified + ", a part of " + root);
             create_view(qualified.c_str(), part.query.c_str(), &names);
             parts.push_back(relation_in(nsp, part_name));
             index_part(parts.back(), part.query);

@@ -61,6 +61,14 @@ SELECT ivm.create_view('dt_partial_share', 'SELECT 100.0 * sum(CASE WHEN s.d > 2
 -- a plain view expanded into the query (recreated with the tables)
 CREATE VIEW dt_plain_rs AS SELECT r.a, r.c, s.d FROM r JOIN s USING (b) WHERE r.a IS DISTINCT FROM 3;
 SELECT ivm.create_view('dt_over_plain', 'SELECT p.d, count(*) AS n, max(p.a) AS hi FROM dt_plain_rs p JOIN t ON p.d = t.d GROUP BY p.d');
+-- plain views that aggregate, are set operations, have outer joins: read
+-- through parts of their own (a view showing one is that part itself)
+CREATE VIEW dt_plain_agg AS SELECT b, count(*) AS n, sum(a) AS sa, max(c) AS hi FROM r GROUP BY b;
+CREATE VIEW dt_plain_keys AS SELECT d AS k FROM s UNION SELECT d FROM t WHERE e IS DISTINCT FROM 'q';
+CREATE VIEW dt_plain_outer AS SELECT r.a, s.d FROM r LEFT JOIN s ON s.b = r.b;
+SELECT ivm.create_view('dt_shows_plain', 'SELECT * FROM dt_plain_agg');
+SELECT ivm.create_view('dt_over_plain_agg', 'SELECT s.d, p.n, p.hi FROM s JOIN dt_plain_agg p ON p.b = s.b WHERE p.sa > 2');
+SELECT ivm.create_view('dt_over_plain_keys', 'SELECT u.k, count(o.a) AS n FROM dt_plain_keys u LEFT JOIN dt_plain_outer o ON o.d = u.k GROUP BY u.k');
 -- a subquery in FROM and WITH queries, expanded into the query
 SELECT ivm.create_view('dt_subquery', 'SELECT q.a, q.d, t.e FROM (SELECT r.a, s.d FROM r, s WHERE r.b = s.b AND r.c IS NOT NULL) q JOIN t ON q.d = t.d');
 SELECT ivm.create_view('dt_with', 'WITH x AS (SELECT a, b FROM r WHERE a > 0), y AS (SELECT x.a, s.d FROM x JOIN s ON x.b = s.b) SELECT d, count(*) AS n, min(a) AS lo FROM y GROUP BY d');

@@ -31,5 +31,8 @@ SELECT ivm.create_view('has_high_peer', 'SELECT e.id, EXISTS (SELECT 1 FROM emp 
 SELECT ivm.create_view('note_words', 'SELECT e.id, w FROM emp e, regexp_split_to_table(e.note, '' '') w');
 SELECT ivm.create_view('dept_of', 'SELECT e.id, x.name FROM emp e CROSS JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) x');
 SELECT ivm.create_view('dept_bands', 'SELECT d.name, b.high, b.n FROM dept d, LATERAL (SELECT e.pay > 200 AS high, count(*) AS n FROM emp e WHERE e.dept = d.id GROUP BY e.pay > 200) b');
+-- a plain view that aggregates, read through a part whose query view reads it
+CREATE VIEW dept_sizes AS SELECT dept, count(*) AS n, sum(pay) AS total FROM emp GROUP BY dept;
+SELECT ivm.create_view('sized_depts', 'SELECT d.name, s.n FROM dept d JOIN dept_sizes s ON s.dept = d.id WHERE s.total > 100');
 SELECT ivm.create_view('noted_staff', 'SELECT d.id, e.id AS emp FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.pay > (SELECT avg(pay) FROM emp)');
 SELECT ivm.refresh_view('paused', false);
