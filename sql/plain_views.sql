@@ -107,12 +107,6 @@ UPDATE emp SET pay = pay + 1 WHERE id % 3 = 1;
 DELETE FROM emp WHERE id IN (2, 5);
 INSERT INTO dept VALUES (6, 'six');
 -- compared with their definitions as written
-CREATE FUNCTION differs(view text, query text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE n bigint;
-BEGIN
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL TABLE %I)) d', view, query, query, view) INTO n;
-    RETURN n;
-END $$;
 SELECT differs('dept_pay', 'SELECT * FROM per_dept'),
        differs('named_pay', 'SELECT d.name, p.total FROM dept d JOIN per_dept p ON p.dept = d.id WHERE p.n > 1'),
        differs('bossed', 'SELECT x.id, count(w.boss) AS n FROM depts x LEFT JOIN with_boss w ON w.id % 4 = x.id GROUP BY x.id');
@@ -134,5 +128,4 @@ DELETE FROM dept WHERE id = 6;
 SELECT differs('bossed', 'SELECT x.id, count(w.boss) AS n FROM depts x LEFT JOIN with_boss w ON w.id % 4 = x.id GROUP BY x.id');
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
 DROP VIEW per_dept, depts, with_boss, same_id, staff, paid;
-DROP FUNCTION differs(text, text);
 DROP TABLE emp, dept;

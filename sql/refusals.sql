@@ -26,7 +26,7 @@ SELECT refused($$SELECT generate_series(1, a) FROM t$$);
 SELECT refused($$SELECT DISTINCT ON (a) a, b, rank() OVER (ORDER BY b) FROM t$$);
 SELECT refused($$SELECT a, j FROM t UNION SELECT 1, NULL::json$$);
 SELECT refused($$(SELECT a FROM t ORDER BY a LIMIT 2) UNION SELECT a FROM u$$);
-SELECT refused($$SELECT a FROM t WHERE a = (SELECT DISTINCT a FROM u)$$);
+SELECT refused($$SELECT a FROM t WHERE a = (SELECT DISTINCT c FROM u WHERE u.a = t.a)$$);
 SELECT refused($$SELECT t.a FROM t FULL JOIN u ON t.a = u.a AND u.a IN (SELECT a FROM t)$$);
 SELECT refused($$WITH RECURSIVE w(a) AS (SELECT a FROM t UNION SELECT u.a FROM w LEFT JOIN u ON w.a = u.a) SELECT a FROM w$$);
 SELECT refused($$SELECT a FROM (SELECT a FROM t LIMIT 1) s$$);

@@ -229,11 +229,50 @@ SELECT refused($$SELECT e.id, ARRAY(SELECT s.name FROM skill s WHERE s.emp = e.i
 SELECT ivm.drop_view('emp_skills'), ivm.drop_view('emp_years'), ivm.drop_view('all_skills');
 DROP TABLE skill;
 
+-- scalar subqueries that group, have HAVING, are DISTINCT or set
+-- operations: the value of their one row (NULL without one, an error with
+-- two, as the query's), ivm.single_value over them read as a subquery in
+-- FROM (a part); a correlated one that groups or has HAVING grouped by its
+-- correlations' inner sides too, joined on them
+SELECT ivm.create_view('dept_total', 'SELECT d.id, (SELECT sum(e.pay) FROM emp e WHERE e.dept = d.id GROUP BY e.dept) AS total FROM dept d');
+SELECT ivm.create_view('dept_busy', 'SELECT d.name, (SELECT count(*) FROM emp e WHERE e.dept = d.id HAVING count(*) > 2) AS n FROM dept d');
+SELECT ivm.create_view('top_dept_staff', 'SELECT id FROM emp WHERE dept = (SELECT DISTINCT dept FROM emp WHERE pay >= 300)');
+SELECT ivm.create_view('core_or_web', 'SELECT id, pay FROM emp WHERE pay > (SELECT budget FROM dept WHERE name = ''core'' UNION SELECT budget FROM dept WHERE name = ''nothing'') / 3');
+SELECT ivm.create_view('one_group', 'SELECT e.id FROM emp e WHERE e.pay < (SELECT max(x.pay) FROM emp x WHERE x.dept = 10 GROUP BY x.dept)');
+SELECT name, definition FROM ivm.views WHERE name::text LIKE 'dept\_busy%' ORDER BY name::text;
+SELECT * FROM dept_busy ORDER BY 1;
+CREATE FUNCTION differ_grouped() RETURNS TABLE (dept_total bigint, dept_busy bigint, top_dept_staff bigint, core_or_web bigint, one_group bigint) LANGUAGE sql AS $$
+    SELECT differs('dept_total', 'SELECT d.id, (SELECT sum(e.pay) FROM emp e WHERE e.dept = d.id GROUP BY e.dept) AS total FROM dept d'),
+           differs('dept_busy', 'SELECT d.name, (SELECT count(*) FROM emp e WHERE e.dept = d.id HAVING count(*) > 2) AS n FROM dept d'),
+           differs('top_dept_staff', 'SELECT id FROM emp WHERE dept = (SELECT DISTINCT dept FROM emp WHERE pay >= 300)'),
+           differs('core_or_web', 'SELECT id, pay FROM emp WHERE pay > (SELECT budget FROM dept WHERE name = ''core'' UNION SELECT budget FROM dept WHERE name = ''nothing'') / 3'),
+           differs('one_group', 'SELECT e.id FROM emp e WHERE e.pay < (SELECT max(x.pay) FROM emp x WHERE x.dept = 10 GROUP BY x.dept)')
+$$;
+INSERT INTO emp VALUES (20, 30, 300, NULL), (21, 40, 10, NULL), (22, 40, 20, NULL);
+UPDATE dept SET budget = 450 WHERE name = 'core';
+DELETE FROM emp WHERE id = 3;
+SELECT * FROM differ_grouped();
+SELECT * FROM dept_busy ORDER BY 1;
+-- two rows for the DISTINCT subquery: the statement fails, as the query would
+\set VERBOSITY terse
+INSERT INTO emp VALUES (23, 20, 300, NULL);
+\set VERBOSITY default
+UPDATE emp SET dept = 10 WHERE dept = 40;
+DELETE FROM dept WHERE name = 'core';
+SELECT * FROM differ_grouped();
+SELECT ivm.drop_view('dept_total'), ivm.drop_view('dept_busy'), ivm.drop_view('top_dept_staff'),
+       ivm.drop_view('core_or_web'), ivm.drop_view('one_group');
+DROP FUNCTION differ_grouped();
+
 -- what stays refused
 -- (inside an IN subquery, a LEFT JOIN is not taken apart)
 SELECT refused($$SELECT id FROM dept d WHERE id IN (SELECT e.dept FROM emp e WHERE e.pay > (SELECT count(*) FROM emp x WHERE x.boss = e.id))$$);
 SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT pay FROM emp WHERE id = 1 LIMIT 1)$$);
-SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT max(pay) FROM emp GROUP BY dept)$$);
+SELECT refused($$SELECT e.id, (SELECT rank() OVER (ORDER BY x.pay) FROM emp x WHERE x.id = e.boss) AS r FROM emp e$$);
+-- (over parts that one statement changes one after the other, the one
+-- over them could see two rows that its end does not have)
+SELECT refused($$SELECT id FROM emp WHERE dept = (SELECT DISTINCT dept FROM emp WHERE pay = (SELECT max(pay) FROM emp))$$);
+SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT max(pay) FROM emp UNION SELECT max(budget) FROM dept)$$);
 SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id)$$);
 SELECT refused($$SELECT count(*) AS n, (SELECT count(*) FROM site s WHERE s.dept < max(e.dept)) AS c FROM emp e$$);
 -- (EXISTS over no rows with a HAVING that holds there: true for an outer row with no inner rows)

@@ -30,6 +30,14 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
     RETURN CASE WHEN SQLSTATE = 'IV000' THEN 'no error' ELSE SQLSTATE || ': ' || SQLERRM END;
 END $$;
+-- differs(view, query): the rows of the view and of the query as written
+-- (not over the view's parts) that the other lacks, as multisets.
+CREATE FUNCTION differs(view text, query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL TABLE %I)) d', view, query, query, view) INTO n;
+    RETURN n;
+END $$;
 -- refused(query): what ivm.create_view says to a definition.
 CREATE FUNCTION refused(query text) RETURNS text LANGUAGE sql AS $$
     SELECT ivm_error(format('SELECT ivm.create_view(%L, %L)', 'x', query))

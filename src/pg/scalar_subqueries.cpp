@@ -437,9 +437,11 @@ Node* join_scalar(Level* lv, SubLink* link) {
     TargetEntry* value = value_of(sub);
     if (!plain_select(sub, true) || sub->distinctClause != NIL || value == nullptr ||
         (!sub->hasAggs && !aggregate_single_value(sub, value)))
-        throw unsupported("scalar subqueries with GROUP BY, HAVING, DISTINCT, LIMIT, set operations or window functions",
-                          "A scalar subquery is maintained when it aggregates its rows (such as max(...) or sum(...)) "
-                          "or yields at most one row for each outer row (as WHERE inner.key = outer.key does).");
+        throw unsupported("scalar subqueries with LIMIT, or correlated ones with DISTINCT, set operations or window "
+                          "functions",
+                          "A correlated scalar subquery is maintained when it aggregates its rows (such as max(...) or "
+                          "sum(...)), also by groups, or yields at most one row for each outer row (as WHERE "
+                          "inner.key = outer.key does).");
     const Correlations c = correlations_of(sub, "scalar subqueries", true);
     sub->jointree->quals = and_of(c.kept);
     if (reads_outer_columns(sub))
@@ -679,6 +681,57 @@ SubLink* first_as_aggregate(const SubLink* link) {
     return aggregating(sub, reinterpret_cast<Expr*>(at), value->resname ? value->resname : "value", link->location);
 }
 
+// A scalar subquery that groups, has HAVING, is DISTINCT or a set
+// operation or has window functions, as (SELECT <its value> FROM (<it>)):
+// a subquery in FROM, which gets a part, under one that does not aggregate
+// (join_scalar keeps it as ivm.single_value: its one row's value, NULL
+// without one, 21000 with two, as the query's).  Correlated, only one that
+// groups or has HAVING: grouped by its correlations' inner sides too
+// (decorrelated), their equalities left to the query over it.  Null where
+// sub is no such query.
+// Whether a query reads only tables, without subqueries in expressions,
+// its set operation's arms as well, aggregating nowhere but at its top: one
+// maintenance step keeps its part.  (Where several parts fed it, the part
+// over it would see one of them changed before the other, within one
+// statement: ivm.single_value could see two rows that the statement's end
+// does not have.)
+bool read_in_one_step(const Query* q, bool top) {
+    if (q->hasSubLinks || (!top && (q->hasAggs || q->groupClause != NIL || q->havingQual != nullptr || q->hasWindowFuncs)))
+        return false;
+    ListCell* lc;
+    foreach (lc, q->rtable) {
+        const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
+        const bool arm = q->setOperations != nullptr && rte->rtekind == RTE_SUBQUERY;
+        if (arm && !read_in_one_step(rte->subquery, false)) return false;
+        if (!arm && rte->rtekind != RTE_JOIN && rte->rtekind != RTE_RESULT &&
+            !(rte->rtekind == RTE_RELATION && (rte->relkind == RELKIND_RELATION || rte->relkind == RELKIND_PARTITIONED_TABLE)))
+            return false;
+    }
+    return true;
+}
+
+SubLink* grouped_read_as_from(const SubLink* link) {
+    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
+    const bool grouped = sub->groupClause != NIL || sub->havingQual != nullptr;
+    if (sub->commandType != CMD_SELECT || value_of(sub) == nullptr || sub->limitCount != nullptr ||
+        sub->limitOffset != nullptr || sub->rowMarks != NIL || sub->hasRecursive || sub->hasTargetSRFs ||
+        sub->groupingSets != NIL ||
+        (!grouped && sub->distinctClause == NIL && sub->setOperations == nullptr && !sub->hasWindowFuncs))
+        return nullptr;
+    auto* copy = static_cast<Query*>(copyObjectImpl(sub));
+    const bool correlated = reads_outer_columns(copy);
+    if (correlated && (sub->distinctClause != NIL || sub->setOperations != nullptr || sub->hasWindowFuncs))
+        return nullptr;  // (join_scalar refuses it)
+    if (!read_in_one_step(sub, true))
+        throw unsupported("scalar subqueries that group, are DISTINCT or set operations over subqueries, views or "
+                          "arms that aggregate",
+                          "Such a scalar subquery is maintained where it reads tables only.");
+    Query* over = correlated ? decorrelated(copy) : read_as_from(copy);
+    auto* scalar = static_cast<SubLink*>(copyObjectImpl(link));
+    scalar->subselect = reinterpret_cast<Node*>(over);
+    return scalar;
+}
+
 Node* rewrite_expression(Node* node, void* raw) {
     if (node == nullptr) return nullptr;
     auto* lv = static_cast<Level*>(raw);
@@ -696,6 +749,8 @@ Node* rewrite_expression(Node* node, void* raw) {
         if (SubLink* scalar = array_as_aggregate(link)) link = scalar;
     if (link->subLinkType == EXPR_SUBLINK)
         if (SubLink* scalar = first_as_aggregate(link)) link = scalar;
+    if (link->subLinkType == EXPR_SUBLINK)
+        if (SubLink* scalar = grouped_read_as_from(link)) link = scalar;
     if (link->subLinkType == EXPR_SUBLINK) {
         // Correlated over a WITH query of the query around it: left as it
         // is until that WITH query is a part (view_parts.cpp makes one read

@@ -186,6 +186,10 @@ SELECT ivm.create_view('dt_lookup_distinct', 'SELECT DISTINCT f.k, dim.name FROM
 -- scalar subqueries that do not aggregate: at most one row per outer row
 -- (dim and dim2 by their keys), kept as ivm.single_value over the rows
 SELECT ivm.create_view('dt_scalar_lookup', 'SELECT f.id, f.v, (SELECT d.name FROM dim d WHERE d.k = f.k) AS name FROM f');
+-- scalar subqueries that group, have HAVING or are set operations (one row at most here)
+SELECT ivm.create_view('dt_scalar_grouped', 'SELECT r.a, (SELECT sum(s.d) FROM s WHERE s.b = r.b GROUP BY s.b) AS t FROM r');
+SELECT ivm.create_view('dt_scalar_having_rows', 'SELECT t.d, (SELECT count(*) FROM r WHERE r.b = t.d HAVING count(*) > 1) AS n FROM t');
+SELECT ivm.create_view('dt_scalar_union', 'SELECT r.a, r.b FROM r WHERE r.a <= (SELECT b FROM s WHERE b = 2 UNION SELECT d FROM t WHERE d = 2)');
 SELECT ivm.create_view('dt_scalar_where', 'SELECT d.k, d.name FROM dim d WHERE (SELECT e.x FROM dim2 e WHERE e.name = d.name) >= 1');
 -- immutable functions of the columns beside them in FROM
 SELECT ivm.create_view('dt_lateral', 'SELECT r.a, g FROM r, generate_series(0, r.b) g WHERE g < 3');
