@@ -126,6 +126,26 @@ SELECT pg_get_viewdef('per_dept');
 CREATE OR REPLACE VIEW depts AS SELECT dept AS id FROM emp WHERE pay > 100 UNION SELECT id FROM dept;
 DELETE FROM dept WHERE id = 6;
 SELECT differs('bossed', 'SELECT x.id, count(w.boss) AS n FROM depts x LEFT JOIN with_boss w ON w.id % 4 = x.id GROUP BY x.id');
+-- A view whose query reads such views (at any depth) gets a part for each
+-- (the view's query reads its parts in their place); HAVING stays in them.
+CREATE VIEW busy AS SELECT dept, count(*) AS staff FROM emp GROUP BY dept HAVING count(*) > 1;
+CREATE VIEW busy_sizes AS SELECT b.staff, count(*) AS depts, sum(p.total) AS total FROM busy b JOIN per_dept p ON p.dept = b.dept GROUP BY b.staff;
+SELECT ivm.create_view('sized', 'SELECT staff, total FROM busy_sizes WHERE depts > 0');
+SELECT ivm.create_view('busy_sizes_too', 'SELECT * FROM busy_sizes');
+SELECT name, definition, part_of FROM ivm.views WHERE name::text ~ '^(sized|busy_sizes_too)' ORDER BY name::text;
+INSERT INTO emp VALUES (40, 7, 10), (41, 7, 20), (42, 8, 5);
+UPDATE emp SET dept = 7 WHERE id = 30;
+DELETE FROM emp WHERE id = 41;
+SELECT differs('sized', 'SELECT staff, total FROM busy_sizes WHERE depts > 0'),
+       differs('busy_sizes_too', 'SELECT * FROM busy_sizes');
+-- the inner view redefined: its parts follow, and the views over them
+CREATE OR REPLACE VIEW busy AS SELECT dept, count(*) AS staff FROM emp WHERE pay > 10 GROUP BY dept HAVING count(*) > 1;
+UPDATE emp SET pay = pay - 100 WHERE id % 3 = 0;
+SELECT differs('sized', 'SELECT staff, total FROM busy_sizes WHERE depts > 0'),
+       differs('busy_sizes_too', 'SELECT * FROM busy_sizes');
+SELECT * FROM busy_sizes_too ORDER BY staff;
+SELECT ivm.drop_view('sized'), ivm.drop_view('busy_sizes_too');
+DROP VIEW busy_sizes, busy;
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
 DROP VIEW per_dept, depts, with_boss, same_id, staff, paid;
 DROP TABLE emp, dept;

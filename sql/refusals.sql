@@ -3,7 +3,7 @@
 CREATE TABLE t (a int, b text, j json);
 CREATE TABLE u (a int, c int);
 CREATE VIEW plain AS SELECT a, count(*) AS n FROM t GROUP BY a;
-CREATE VIEW plain_sizes AS SELECT n, count(*) AS groups FROM plain GROUP BY n;  -- needs parts of its own
+CREATE VIEW plain_sizes AS SELECT n, count(*) AS groups FROM (SELECT a, count(*) AS n FROM t GROUP BY a) s GROUP BY n;  -- needs a part of its own
 CREATE MATERIALIZED VIEW mat AS SELECT a FROM t;
 CREATE TABLE parted (a int) PARTITION BY RANGE (a);
 CREATE TABLE parent (a int);

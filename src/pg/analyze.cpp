@@ -9,6 +9,7 @@
 #include "pg/crossing_filter.hpp"
 #include "pg/catalog.hpp"
 #include "pg/expand_views.hpp"
+#include "pg/view_parts.hpp"
 #include "pg/full_joins.hpp"
 #include "pg/keys.hpp"
 #include "pg/maintain.hpp"
@@ -510,14 +511,14 @@ Query* validate_query(const char* query_text) {
 }
 
 AnalyzedView analyze_view(Oid query_view, const std::string& storage, const std::string& recursive_storage,
-                          Oid recursive_storage_oid) {
+                          Oid recursive_storage_oid, const std::vector<Oid>& parts) {
     Query* q = call([&] {
         Relation rel = table_open(query_view, AccessShareLock);
         Query* query = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
         table_close(rel, AccessShareLock);
         return query;
     });
-    return analyze_query(q, storage, recursive_storage, recursive_storage_oid);
+    return analyze_query(q, storage, recursive_storage, recursive_storage_oid, parts);
 }
 
 namespace {
@@ -1066,11 +1067,12 @@ bool only(const CountingView::SetNode& n, CountingView::SetNode::Op op) {
 }  // namespace
 
 AnalyzedView analyze_query(Query* q, const std::string& storage, const std::string& recursive_storage,
-                           Oid recursive_storage_oid) {
+                           Oid recursive_storage_oid, const std::vector<Oid>& parts) {
     AnalyzedView out;
     // A part that shows a plain view is the view's query (expand_views.hpp).
     if (const Oid shown = shown_view(q); shown != InvalidOid) {
         q = shown_view_query(q, shown);
+        read_views_through_parts(q, parts);
         out.expanded_views.push_back(shown);
     }
     // A recursive program: described, then its outer query as any other.

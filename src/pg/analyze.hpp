@@ -68,12 +68,14 @@ void check_term(Query* q);
 void read_as_placeholder(RangeTblEntry* rte, char* name, Index levelsup);
 
 // Refuses what cannot be maintained, and describes the rest.  The
-// recursive relation, if any, is stored in recursive_storage.
+// recursive relation, if any, is stored in recursive_storage.  `parts`:
+// the view's parts (their views), which a query that shows a plain view
+// reads in place of the views they show (expand_views.hpp).
 AnalyzedView analyze_query(Query* query, const std::string& storage, const std::string& recursive_storage,
-                           Oid recursive_storage_oid);
+                           Oid recursive_storage_oid, const std::vector<Oid>& parts = {});
 // The same for the defining query stored in the plain view query_view.
 AnalyzedView analyze_view(Oid query_view, const std::string& storage, const std::string& recursive_storage,
-                          Oid recursive_storage_oid);
+                          Oid recursive_storage_oid, const std::vector<Oid>& parts = {});
 
 
 }  // namespace ivm::pg

@@ -249,7 +249,7 @@ Query* separate_view_query(const RangeTblEntry* rte) {
     return v;
 }
 
-Oid shown_view(const Query* q) {
+Oid shown_plain_view(const Query* q) {
     if (q->commandType != CMD_SELECT || q->setOperations != nullptr || q->hasAggs || q->groupClause != NIL ||
         q->havingQual != nullptr || q->distinctClause != NIL || q->sortClause != NIL || q->limitCount != nullptr ||
         q->limitOffset != nullptr || q->hasWindowFuncs || q->hasTargetSRFs || q->hasSubLinks || q->cteList != NIL ||
@@ -258,8 +258,8 @@ Oid shown_view(const Query* q) {
         return InvalidOid;
     const int rti = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
     const RangeTblEntry* rte = rt_fetch(rti, q->rtable);
-    const Query* v = separate_view_query(rte);
-    if (v == nullptr) return InvalidOid;
+    if (!is_plain_view(rte)) return InvalidOid;
+    const Query* v = view_query(rte->relid);
     // Every column of the view, in order, as it is.
     int columns = 0;
     ListCell* lc;
@@ -276,6 +276,13 @@ Oid shown_view(const Query* q) {
     // are left out, where that leaves the rows as they were.)
     const bool columns_droppable = v->distinctClause == NIL && v->setOperations == nullptr;
     return resno == columns || (resno > 0 && resno < columns && columns_droppable) ? rte->relid : InvalidOid;
+}
+
+Oid shown_view(const Query* q) {
+    const Oid view = shown_plain_view(q);
+    if (view == InvalidOid) return InvalidOid;
+    const int rti = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
+    return separate_view_query(rt_fetch(rti, q->rtable)) != nullptr ? view : InvalidOid;
 }
 
 Query* shown_view_query(const Query* q, Oid view) {

@@ -27,8 +27,10 @@ std::vector<Oid> expand_plain_views(Query* q);
 //
 // The view's query, if the entry reads such a view, or null.
 Query* separate_view_query(const RangeTblEntry* rte);
-// The view of that kind whose every column q shows, in order, and nothing
-// else; or InvalidOid.
+// The plain view whose every column q shows, in order, and nothing else
+// (or the first of them, where the others can be left out); or InvalidOid.
+Oid shown_plain_view(const Query* q);
+// The same, if it is a view of that kind.
 Oid shown_view(const Query* q);
 // Its query, its columns named as q names them.
 Query* shown_view_query(const Query* q, Oid view);

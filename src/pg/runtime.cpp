@@ -105,8 +105,11 @@ std::shared_ptr<ViewRuntime> cached_or_made(int32 view_id, bool check_size) {
     auto view = std::make_shared<ViewRuntime>();
     view->entry = *entry;
     const Oid rec = entry->recursive_storage;
+    std::vector<Oid> parts;
+    for (int32 part : catalog::parts_of(view_id))
+        if (std::optional<catalog::Entry> p = catalog::find_by_id(part)) parts.push_back(p->view);
     view->analyzed = analyze_view(entry->query_view, qualified_name(entry->storage),
-                                  rec == InvalidOid ? std::string() : qualified_name(rec), rec);
+                                  rec == InvalidOid ? std::string() : qualified_name(rec), rec, parts);
     counting::use_key_columns(view->analyzed.model, entry->key_columns);  // what the storage was made with
     const Oid storage = entry->storage;
     counting::use_storage_shape(view->analyzed.model, [storage](const std::string& column) {

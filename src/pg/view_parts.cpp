@@ -2,6 +2,7 @@
 
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
+#include "pg/catalog.hpp"
 #include "pg/expand_views.hpp"
 #include "pg/occurrences.hpp"
 
@@ -526,22 +527,65 @@ void read_from_only(Query* q, Query* sub, const char* alias, List* names) {
     q->jointree = makeFromExpr(list_make1(ref), nullptr);
 }
 
-void read_part(Query* q, const PartNeeded& part, Oid part_view) {
-    for (RangeTblEntry* rte : part.rtes) {
-        const bool with = rte->rtekind == RTE_CTE;
-        const std::string name = with ? rte->ctename : "";
-        rte->rtekind = RTE_RELATION;
-        rte->relid = part_view;
-        rte->relkind = RELKIND_VIEW;
-        rte->rellockmode = AccessShareLock;
-        rte->subquery = nullptr;
-        rte->security_barrier = false;
-        rte->ctename = nullptr;
-        rte->ctelevelsup = 0;
-        rte->inh = true;  // (a view has no children; printed without ONLY)
-        rte->requiredPerms = ACL_SELECT;
-        if (with && rte->alias == nullptr) rte->alias = call([&] { return makeAlias(name.c_str(), NIL); });
+namespace {
+
+// The entry reads the part's view (whatever it read).
+void read_instead(RangeTblEntry* rte, Oid part_view) {
+    const bool with = rte->rtekind == RTE_CTE;
+    const std::string name = with ? rte->ctename : "";
+    rte->rtekind = RTE_RELATION;
+    rte->relid = part_view;
+    rte->relkind = RELKIND_VIEW;
+    rte->rellockmode = AccessShareLock;
+    rte->subquery = nullptr;
+    rte->security_barrier = false;
+    rte->ctename = nullptr;
+    rte->ctelevelsup = 0;
+    rte->inh = true;  // (a view has no children; printed without ONLY)
+    rte->requiredPerms = ACL_SELECT;
+    if (with && rte->alias == nullptr) rte->alias = call([&] { return makeAlias(name.c_str(), NIL); });
+}
+
+struct ViewsShown {
+    std::vector<Oid> views;  // the plain view each part shows
+    const std::vector<Oid>* parts;
+};
+bool read_shown_views(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    auto* shown = static_cast<ViewsShown*>(raw);
+    if (IsA(node, RangeTblEntry)) {
+        auto* rte = reinterpret_cast<RangeTblEntry*>(node);
+        if (rte->rtekind != RTE_RELATION) return false;
+        auto it = std::find(shown->views.begin(), shown->views.end(), rte->relid);
+        if (it != shown->views.end()) read_instead(rte, (*shown->parts)[it - shown->views.begin()]);
+        return false;
     }
+    if (IsA(node, Query))
+        return query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(read_shown_views), raw,
+                                 QTW_EXAMINE_RTES_BEFORE);
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(read_shown_views), raw);
+}
+
+}  // namespace
+
+void read_views_through_parts(Query* q, const std::vector<Oid>& parts) {
+    ViewsShown shown{{}, &parts};
+    for (Oid part : parts) {
+        const std::optional<catalog::Entry> entry = catalog::find_by_view(part);
+        Query* definition = entry ? call([&] {
+            Relation rel = table_open(entry->query_view, AccessShareLock);
+            Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
+            table_close(rel, AccessShareLock);
+            return copy;
+        })
+                                  : nullptr;
+        shown.views.push_back(definition ? shown_plain_view(definition) : InvalidOid);
+    }
+    call([&] { read_shown_views(reinterpret_cast<Node*>(q), &shown); });
+}
+
+void read_part(Query* q, const PartNeeded& part, Oid part_view) {
+    for (RangeTblEntry* rte : part.rtes) read_instead(rte, part_view);
     // The WITH query goes once nothing reads it.
     if (part.with_name.empty()) return;
     call([&] {

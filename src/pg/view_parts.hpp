@@ -59,6 +59,10 @@ RangeTblEntry* subquery_entry(Query* sub, const char* alias, List* names);
 // read goes.
 void read_part(Query* q, const PartNeeded& part, Oid part_view);
 
+// A part shows a plain view (expand_views.hpp): its entries, at any depth
+// of q, read the part among `parts` (views) that shows it instead.
+void read_views_through_parts(Query* q, const std::vector<Oid>& parts);
+
 // The joins of the tree at `node` describe their columns afresh: their
 // inputs' columns, left then right (after an input changed; a USING join
 // keeps its condition in ON, which the parser put there too).  Runs

@@ -118,7 +118,8 @@ ProgramStorage make_program_storage(const Names& n, const char* query) {
 // Returns the analysis.
 AnalyzedView create_definition(const Names& n, const char* query, const std::vector<std::string>& columns,
                                bool recursive, Oid& query_view, Oid& recursive_storage,
-                               const ProgramStorage* program = nullptr, bool keep_recursive_storage = false) {
+                               const ProgramStorage* program = nullptr, bool keep_recursive_storage = false,
+                               const std::vector<Oid>& parts = {}) {
     std::vector<std::string> quoted;
     bool renamed = false;
     for (const std::string& c : columns) {
@@ -134,7 +135,7 @@ AnalyzedView create_definition(const Names& n, const char* query, const std::vec
                      sql::literal("items of the recursive query of incrementally maintained view " + n.view));
         return analyze_view(query_view, n.storage, program->name, recursive_storage);
     }
-    if (!recursive) return analyze_view(query_view, n.storage, std::string(), InvalidOid);
+    if (!recursive) return analyze_view(query_view, n.storage, std::string(), InvalidOid, parts);
     if (keep_recursive_storage) return analyze_view(query_view, n.storage, n.recursive, recursive_storage);
     AnalyzedView shape = analyze_view(query_view, n.storage, n.recursive, InvalidOid);
     spi::execute(dred::storage_ddl(*shape.recursive));  // its indexes after the first fill
@@ -463,27 +464,48 @@ void index_part(Oid part, const std::string& part_query) {
 // join trees) and makes the query read them; the definition becomes the
 // query's text.  A part's query may read a WITH query that becomes a part
 // too: the rounds repeat until none is needed.  Returns the parts' views.
-// What make_parts would rewrite or make parts of in q.  Modifies q.
-bool needs_rewriting(Query* q) {
-    bool rewritten = push_join_subqueries(q);
-    rewritten |= split_window_steps(q);
-    rewritten |= split_having_step(q);
-    rewritten |= join_subqueries(q);
-    rewritten |= wrap_join_trees(q);
-    return rewritten || !parts_needed(q).empty();
+// The part `part` needs, made: a view of its own, indexed for the query
+// over it.  Returns its view.
+Oid make_part(const PartNeeded& part, Oid nsp, const std::string& relname, PartNames& names) {
+    const char* nspname = call([&] { return get_namespace_name(nsp); });
+    const std::string part_name = names.next(nsp);
+    const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
+    const std::string root = call([&] { return quote_qualified_identifier(nspname, relname.c_str()); });
+    if (part.view.empty())
+        notice("a subquery or a WITH query becomes incrementally maintained view " + qualified + ", a part of " + root);
+    else
+        notice("view " + part.view + " is read through incrementally maintained view " + qualified + ", a part of " + root);
+    create_view(qualified.c_str(), part.query.c_str(), &names);
+    const Oid made = relation_in(nsp, part_name);
+    index_part(made, part.query);
+    return made;
+}
+
+// A query that shows a plain view is analyzed as the view's query, which
+// gets parts only for the plain views it reads (analyze_query reads them
+// in place of those): others could not follow its redefinition.
+std::vector<Oid> make_view_parts(Query* parsed, Oid shown, Oid nsp, const std::string& relname, PartNames& names) {
+    Query* body = shown_view_query(parsed, shown);
+    // (HAVING is split only to keep its aggregates from partial state: the
+    // view's own query keeps its groups without.)
+    bool rewritten = push_join_subqueries(body);
+    rewritten |= split_window_steps(body);
+    rewritten |= join_subqueries(body);
+    rewritten |= wrap_join_trees(body);
+    const std::vector<PartNeeded> needed = parts_needed(body);
+    if (rewritten || std::any_of(needed.begin(), needed.end(), [](const PartNeeded& p) { return p.view.empty(); }))
+        throw unsupported("the view " + qualified_name(shown) + " as a base relation",
+                          "Its query would need parts of its own (a subquery that aggregates, a scalar subquery, "
+                          "window functions over aggregates): write it into the query of the view that reads it.");
+    std::vector<Oid> parts;
+    for (const PartNeeded& part : needed) parts.push_back(make_part(part, nsp, relname, names));
+    return parts;
 }
 
 std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, const std::string& relname,
                             PartNames& names) {
-    // A part that shows a plain view is analyzed as the view's query, which
-    // must need no parts of its own: they could not follow its redefinition.
-    if (const Oid shown = shown_view(parsed); shown != InvalidOid) {
-        if (needs_rewriting(shown_view_query(parsed, shown)))
-            throw unsupported("the view " + qualified_name(shown) + " as a base relation",
-                              "Its query would need parts of its own (a subquery that aggregates, a scalar "
-                              "subquery, window functions, a view that aggregates): write it into the view's query.");
-        return {};
-    }
+    if (const Oid shown = shown_view(parsed); shown != InvalidOid)
+        return make_view_parts(parsed, shown, nsp, relname, names);
     std::vector<Oid> parts;
     for (;;) {
         bool rewritten = push_join_subqueries(parsed);
@@ -496,18 +518,8 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
         rewritten |= wrap_join_trees(parsed);
         const std::vector<PartNeeded> needed = parts_needed(parsed);
         if (!rewritten && needed.empty()) return parts;
-        const char* nspname = call([&] { return get_namespace_name(nsp); });
         for (const PartNeeded& part : needed) {
-            const std::string part_name = names.next(nsp);
-            const std::string qualified = call([&] { return quote_qualified_identifier(nspname, part_name.c_str()); });
-            const std::string root = call([&] { return quote_qualified_identifier(nspname, relname.c_str()); });
-            if (part.view.empty())
-                notice("a subquery or a WITH query becomes incrementally maintained view " + qualified + ", a part of " + root);
-            else
-                notice("view " + part.view + " is read through incrementally maintained view " + qualified + ", a part of " + root);
-            create_view(qualified.c_str(), part.query.c_str(), &names);
-            parts.push_back(relation_in(nsp, part_name));
-            index_part(parts.back(), part.query);
+            parts.push_back(make_part(part, nsp, relname, names));
             read_part(parsed, part, parts.back());
         }
         definition = query_text(parsed);
@@ -560,7 +572,7 @@ Definition prepare(const Names& n, const char* query, bool program, Query* parse
         d.columns.push_back(name);
     }
     d.proposed = analyze_query(d.parsed, n.storage, d.items ? d.items->name : n.recursive,
-                               d.items ? d.items->oid : InvalidOid);
+                               d.items ? d.items->oid : InvalidOid, d.parts);
     check_bases(d.proposed);
     return d;
 }
@@ -569,7 +581,7 @@ Definition prepare(const Names& n, const char* query, bool program, Query* parse
 AnalyzedView create_query(const Names& n, const Definition& d, catalog::Entry& entry, bool keep_recursive_storage = false) {
     return create_definition(n, d.items ? d.items->stand_in.c_str() : d.text.c_str(), d.columns, d.parsed->hasRecursive,
                              entry.query_view, entry.recursive_storage, d.items ? &*d.items : nullptr,
-                             keep_recursive_storage);
+                             keep_recursive_storage, d.parts);
 }
 
 // The view's catalog entry with its dependencies, triggers and comments, and

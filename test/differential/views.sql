@@ -66,7 +66,9 @@ SELECT ivm.create_view('dt_over_plain', 'SELECT p.d, count(*) AS n, max(p.a) AS 
 CREATE VIEW dt_plain_agg AS SELECT b, count(*) AS n, sum(a) AS sa, max(c) AS hi FROM r GROUP BY b;
 CREATE VIEW dt_plain_keys AS SELECT d AS k FROM s UNION SELECT d FROM t WHERE e IS DISTINCT FROM 'q';
 CREATE VIEW dt_plain_outer AS SELECT r.a, s.d FROM r LEFT JOIN s ON s.b = r.b;
+CREATE VIEW dt_plain_sizes AS SELECT p.n, count(*) AS groups, sum(p.sa) AS total FROM dt_plain_agg p JOIN dt_plain_keys k ON k.k = p.b GROUP BY p.n HAVING count(*) > 0;
 SELECT ivm.create_view('dt_shows_plain', 'SELECT * FROM dt_plain_agg');
+SELECT ivm.create_view('dt_over_plain_sizes', 'SELECT n, total FROM dt_plain_sizes WHERE groups < 4');
 SELECT ivm.create_view('dt_over_plain_agg', 'SELECT s.d, p.n, p.hi FROM s JOIN dt_plain_agg p ON p.b = s.b WHERE p.sa > 2');
 SELECT ivm.create_view('dt_over_plain_keys', 'SELECT u.k, count(o.a) AS n FROM dt_plain_keys u LEFT JOIN dt_plain_outer o ON o.d = u.k GROUP BY u.k');
 -- a subquery in FROM and WITH queries, expanded into the query
