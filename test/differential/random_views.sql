@@ -69,8 +69,11 @@ BEGIN
         ELSE ARRAY[alias || '.a int', alias || '.b int'] END;
 END $$;
 
+CREATE SEQUENCE ivm_dt.plain_views;
+
 -- One relation in FROM: a base table (self-joins come by drawing one
--- twice), a WITH query in scope, a subquery (simple or not) or, rarely,
+-- twice), a WITH query in scope, a subquery (simple or not; at times as a
+-- plain view of it) or, rarely,
 -- one of the ivm views dt_join and dt_distinct or a random view made
 -- before (create_random_views lists them in ivm_dt.random_rels).
 CREATE FUNCTION ivm_dt.gen_rel(depth int, ctes text[], must text, OUT sql text, OUT cols text[])
@@ -87,7 +90,18 @@ BEGIN
         rel := ivm_dt.pick_of(ctes);
     ELSIF depth < 2 AND k >= 85 THEN
         types := ivm_dt.random_types(true);
-        sql := format('(%s) %s', ivm_dt.gen_query(depth + 1, types, ctes), alias);
+        rel := ivm_dt.gen_query(depth + 1, types, ctes);
+        -- at times a plain view of it (where it reads no WITH query in scope)
+        IF ivm_dt.chance(30) THEN
+            BEGIN
+                sql := 'dt_pv_' || nextval('ivm_dt.plain_views');
+                EXECUTE format('CREATE VIEW %s AS %s', sql, rel);
+                sql := format('%s %s', sql, alias);
+            EXCEPTION WHEN OTHERS THEN
+                sql := NULL;
+            END;
+        END IF;
+        sql := coalesce(sql, format('(%s) %s', rel, alias));
         FOR i IN 1 .. array_length(types, 1) LOOP
             cols := cols || format('%s.o%s %s', alias, i - 1, types[i]);
         END LOOP;

@@ -57,7 +57,7 @@ for seed in $(seq 1 "$seeds"); do
     random_seed=$((random_base * 1000 + seed % 1000))
     if out=$("${psql[@]}" -d $db -c "SET client_min_messages = warning" -c "SET ivm.rebuild_fraction = $rebuild" -c "SET ivm.large_change_rows = $large" -c "SET ivm.backward_forward = $bf" \
                  -c "SET ivm_dt.tolerate = '${IVM_DT_RANDOM_TOLERATE:-}'" \
-                 -c "SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::oid DESC" \
+                 -c "CALL ivm_dt.drop_views()" \
                  -c "SELECT setseed($seed / 1000.0)" -c "CALL ivm_dt.reset_tables()" -f "$here/views.sql" \
                  -c "CALL ivm_dt.create_random_views($random_seed, $random)" -c "CALL ivm_dt.compile_checks()" \
                  -c "CALL ivm_dt.run($seed, $steps)" 2>&1 >/dev/null); then

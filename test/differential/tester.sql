@@ -15,6 +15,24 @@ $$;
 CREATE FUNCTION ivm_dt.pick(VARIADIC options text[]) RETURNS text
 LANGUAGE sql AS $$ SELECT options[1 + floor(random() * array_length(options, 1))::int] $$;
 
+-- The last seed's views, the newest first: ivm views (by ivm.drop_view) and
+-- the plain views the random generator made (which may read ivm views and
+-- be read by them).
+CREATE PROCEDURE ivm_dt.drop_views() LANGUAGE plpgsql AS $$
+DECLARE
+    v record;
+BEGIN
+    FOR v IN SELECT name::oid AS id, true AS ivm FROM ivm.views WHERE part_of IS NULL
+             UNION ALL SELECT oid, false FROM pg_class WHERE relname LIKE 'dt\_pv\_%' AND relkind = 'v'
+             ORDER BY 1 DESC LOOP
+        IF v.ivm THEN
+            PERFORM ivm.drop_view(v.id::regclass::text);
+        ELSE
+            EXECUTE format('DROP VIEW %s', v.id::regclass);
+        END IF;
+    END LOOP;
+END $$;
+
 -- The schema every run starts from.  Views are created by the caller.
 CREATE PROCEDURE ivm_dt.reset_tables() LANGUAGE plpgsql AS $$
 BEGIN
