@@ -238,15 +238,20 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
 
 }  // namespace
 
-Query* separate_view_query(const RangeTblEntry* rte) {
+Query* plain_view_query(const RangeTblEntry* rte) {
     if (!is_plain_view(rte)) return nullptr;
     Query* v = view_query(rte->relid);
+    return v->hasRecursive ? nullptr : v;
+}
+
+Query* separate_view_query(const RangeTblEntry* rte) {
+    Query* v = plain_view_query(rte);
+    if (v == nullptr) return nullptr;
     const bool has_outer_join = [&] {
         std::vector<int> refs;
         return !collect_refs(reinterpret_cast<Node*>(v->jointree), refs);
     }();
-    if (v->hasRecursive || (select_project_join(v, true) && !has_outer_join)) return nullptr;
-    return v;
+    return select_project_join(v, true) && !has_outer_join ? nullptr : v;
 }
 
 Oid shown_plain_view(const Query* q) {

@@ -27,6 +27,9 @@ std::vector<Oid> expand_plain_views(Query* q);
 //
 // The view's query, if the entry reads such a view, or null.
 Query* separate_view_query(const RangeTblEntry* rte);
+// The same for any plain view that is not recursive (one among outer
+// joins is read through a part too: it is expanded only among inner joins).
+Query* plain_view_query(const RangeTblEntry* rte);
 // The plain view whose every column q shows, in order, and nothing else
 // (or the first of them, where the others can be left out); or InvalidOid.
 Oid shown_plain_view(const Query* q);

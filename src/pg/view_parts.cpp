@@ -183,7 +183,7 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
             Query* sub = reinterpret_cast<Query*>(cte->ctequery);
             if (!part_of_its_own(sub, outer)) return;
             if (!found_already(found, sub)) found.push_back(with_part(q, cte));
-        } else if (Query* body = separate_view_query(rte); body != nullptr && needs_part(body, outer)) {
+        } else if (Query* body = plain_view_query(rte); body != nullptr && needs_part(body, outer)) {
             // One part for every reference to the view.
             auto same = std::find_if(found.begin(), found.end(), [&](const Found& f) { return f.view == rte->relid; });
             if (same != found.end())

@@ -68,6 +68,7 @@ CREATE VIEW dt_plain_keys AS SELECT d AS k FROM s UNION SELECT d FROM t WHERE e 
 CREATE VIEW dt_plain_outer AS SELECT r.a, s.d FROM r LEFT JOIN s ON s.b = r.b;
 CREATE VIEW dt_plain_sizes AS SELECT p.n, count(*) AS groups, sum(p.sa) AS total FROM dt_plain_agg p JOIN dt_plain_keys k ON k.k = p.b GROUP BY p.n HAVING count(*) > 0;
 SELECT ivm.create_view('dt_shows_plain', 'SELECT * FROM dt_plain_agg');
+SELECT ivm.create_view('dt_outer_plain', 'SELECT t.d, t.e, p.a FROM t LEFT JOIN dt_plain_rs p ON p.d = t.d');
 SELECT ivm.create_view('dt_over_plain_sizes', 'SELECT n, total FROM dt_plain_sizes WHERE groups < 4');
 SELECT ivm.create_view('dt_over_plain_agg', 'SELECT s.d, p.n, p.hi FROM s JOIN dt_plain_agg p ON p.b = s.b WHERE p.sa > 2');
 SELECT ivm.create_view('dt_over_plain_keys', 'SELECT u.k, count(o.a) AS n FROM dt_plain_keys u LEFT JOIN dt_plain_outer o ON o.d = u.k GROUP BY u.k');
