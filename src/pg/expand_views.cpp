@@ -10,6 +10,17 @@ extern "C" {
 }
 
 namespace ivm::pg {
+
+Query* view_query(Oid relid) {
+    return call([&] {
+        Relation rel = table_open(relid, AccessShareLock);
+        Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
+        table_close(rel, AccessShareLock);
+        AcquireRewriteLocks(copy, true, false);
+        return copy;
+    });
+}
+
 namespace {
 
 constexpr int max_depth = 32;  // views of views of ...
@@ -31,8 +42,6 @@ CommonTableExpr* cte_of(Query* q, const RangeTblEntry* rte) {
     }
     return nullptr;
 }
-
-Query* view_query(Oid relid);
 
 // What a FROM item expands into: a plain view's query, a subquery's, a
 // WITH query's (a copy), or nothing.
@@ -136,16 +145,6 @@ void refuse_unless_spj(const Query* v, const std::string& what, bool with_querie
 
 bool expand_once(Query* q, int depth, std::vector<Oid>& expanded);
 
-// A plain view's query, locked as the rewriter locks what it reads.
-Query* view_query(Oid relid) {
-    return call([&] {
-        Relation rel = table_open(relid, AccessShareLock);
-        Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
-        table_close(rel, AccessShareLock);
-        AcquireRewriteLocks(copy, true, false);
-        return copy;
-    });
-}
 
 // Until nothing is left to expand: pulled-up WITH queries can read others.
 void expand(Query* q, int depth, std::vector<Oid>& expanded) {

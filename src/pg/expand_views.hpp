@@ -17,6 +17,9 @@ namespace ivm::pg {
 // expanded (nested ones too).  Modifies q.
 std::vector<Oid> expand_plain_views(Query* q);
 
+// A view's query (a copy), locked as the rewriter locks what it reads.
+Query* view_query(Oid relid);
+
 // A plain view whose query cannot be expanded into the query reading it
 // (it aggregates, is DISTINCT or a set operation, has an outer join or
 // subqueries in expressions) is read through a part of its own, whose

@@ -681,14 +681,6 @@ SubLink* first_as_aggregate(const SubLink* link) {
     return aggregating(sub, reinterpret_cast<Expr*>(at), value->resname ? value->resname : "value", link->location);
 }
 
-// A scalar subquery that groups, has HAVING, is DISTINCT or a set
-// operation or has window functions, as (SELECT <its value> FROM (<it>)):
-// a subquery in FROM, which gets a part, under one that does not aggregate
-// (join_scalar keeps it as ivm.single_value: its one row's value, NULL
-// without one, 21000 with two, as the query's).  Correlated, only one that
-// groups or has HAVING: grouped by its correlations' inner sides too
-// (decorrelated), their equalities left to the query over it.  Null where
-// sub is no such query.
 // Whether a query reads only tables, without subqueries in expressions,
 // its set operation's arms as well, aggregating nowhere but at its top: one
 // maintenance step keeps its part.  (Where several parts fed it, the part
@@ -710,6 +702,14 @@ bool read_in_one_step(const Query* q, bool top) {
     return true;
 }
 
+// A scalar subquery that groups, has HAVING, is DISTINCT or a set
+// operation or has window functions, as (SELECT <its value> FROM (<it>)):
+// a subquery in FROM, which gets a part, under one that does not aggregate
+// (join_scalar keeps it as ivm.single_value: its one row's value, NULL
+// without one, 21000 with two, as the query's).  Correlated, only one that
+// groups or has HAVING: grouped by its correlations' inner sides too
+// (decorrelated), their equalities left to the query over it.  Null where
+// sub is no such query.
 SubLink* grouped_read_as_from(const SubLink* link) {
     const auto* sub = reinterpret_cast<const Query*>(link->subselect);
     const bool grouped = sub->groupClause != NIL || sub->havingQual != nullptr;

@@ -572,14 +572,7 @@ void read_views_through_parts(Query* q, const std::vector<Oid>& parts) {
     ViewsShown shown{{}, &parts};
     for (Oid part : parts) {
         const std::optional<catalog::Entry> entry = catalog::find_by_view(part);
-        Query* definition = entry ? call([&] {
-            Relation rel = table_open(entry->query_view, AccessShareLock);
-            Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
-            table_close(rel, AccessShareLock);
-            return copy;
-        })
-                                  : nullptr;
-        shown.views.push_back(definition ? shown_plain_view(definition) : InvalidOid);
+        shown.views.push_back(entry ? shown_plain_view(view_query(entry->query_view)) : InvalidOid);
     }
     call([&] { read_shown_views(reinterpret_cast<Node*>(q), &shown); });
 }

@@ -460,10 +460,6 @@ void index_part(Oid part, const std::string& part_query) {
     index_table_leads(q, entry->storage);
 }
 
-// Creates the parts the query needs (views of their own for subqueries and
-// join trees) and makes the query read them; the definition becomes the
-// query's text.  A part's query may read a WITH query that becomes a part
-// too: the rounds repeat until none is needed.  Returns the parts' views.
 // The part `part` needs, made: a view of its own, indexed for the query
 // over it.  Returns its view.
 Oid make_part(const PartNeeded& part, Oid nsp, const std::string& relname, PartNames& names) {
@@ -502,6 +498,10 @@ std::vector<Oid> make_view_parts(Query* parsed, Oid shown, Oid nsp, const std::s
     return parts;
 }
 
+// Creates the parts the query needs (views of their own for subqueries and
+// join trees) and makes the query read them; the definition becomes the
+// query's text.  A part's query may read a WITH query that becomes a part
+// too: the rounds repeat until none is needed.  Returns the parts' views.
 std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, const std::string& relname,
                             PartNames& names) {
     if (const Oid shown = shown_view(parsed); shown != InvalidOid)
