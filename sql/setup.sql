@@ -35,7 +35,7 @@ END $$;
 CREATE FUNCTION differs(view text, query text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE n bigint;
 BEGIN
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL TABLE %I)) d', view, query, query, view) INTO n;
+    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) d', view, query, query, view) INTO n;
     RETURN n;
 END $$;
 -- refused(query): what ivm.create_view says to a definition.

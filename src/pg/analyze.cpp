@@ -502,8 +502,6 @@ Query* validate_query(const char* query_text) {
                         std::string("column \"") + te->resname + "\" specified more than once");
         names.push_back(te->resname);
     }
-    if (function_over_replaced_item(q))
-        throw unsupported("functions in FROM over the columns of a subquery, a view or a WITH query");
     if (lateral_over_replaced_item(q))
         throw unsupported("LATERAL subqueries over the columns of a subquery, a view or a WITH query, or beside an "
                           "outer join");

@@ -214,6 +214,13 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
             q->targetList = reinterpret_cast<List*>(replace(reinterpret_cast<Node*>(q->targetList)));
             q->jointree->quals = replace(q->jointree->quals);
             q->havingQual = replace(q->havingQual);
+            // So do the arguments of the functions in FROM that read them.
+            ListCell* fc;
+            foreach (fc, q->rtable) {
+                auto* item = static_cast<RangeTblEntry*>(lfirst(fc));
+                if (item->rtekind == RTE_FUNCTION)
+                    item->functions = reinterpret_cast<List*>(replace(reinterpret_cast<Node*>(item->functions)));
+            }
             // Its FROM items take its place, its condition joins the WHERE.
             List* from = NIL;
             ListCell* lc;

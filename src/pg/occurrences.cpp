@@ -144,39 +144,28 @@ bool reads_replaced_columns(const Query* q, List* vars) {
     return false;
 }
 
-// A function in FROM (`laterals` false) or a LATERAL subquery (true) over
-// such an item's columns; a LATERAL subquery also beside an outer join,
+// A LATERAL subquery over such an item's columns, or beside an outer join,
 // whose relations a part may replace (view_parts.hpp).
-bool reads_replaced_item(Node* node, void* laterals) {
+bool lateral_reads_replaced_item(Node* node, void*) {
     if (node == nullptr) return false;
     if (!IsA(node, Query))
-        return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_replaced_item), laterals);
+        return expression_tree_walker(node, reinterpret_cast<bool (*)()>(lateral_reads_replaced_item), nullptr);
     auto* q = reinterpret_cast<Query*>(node);
-    const bool subqueries = *static_cast<const bool*>(laterals);
     ListCell* lc;
     foreach (lc, q->rtable) {
         const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
-        if (!subqueries && rte->rtekind == RTE_FUNCTION &&
-            reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->functions), 0)))
-            return true;
-        if (subqueries && rte->rtekind == RTE_SUBQUERY && rte->lateral &&
+        if (rte->rtekind == RTE_SUBQUERY && rte->lateral &&
             (has_outer_join(reinterpret_cast<Node*>(q->jointree)) ||
              reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->subquery), 1))))
             return true;
     }
-    return query_tree_walker(q, reinterpret_cast<bool (*)()>(reads_replaced_item), laterals, 0);
+    return query_tree_walker(q, reinterpret_cast<bool (*)()>(lateral_reads_replaced_item), nullptr, 0);
 }
 
 }  // namespace
 
-bool function_over_replaced_item(Query* q) {
-    bool laterals = false;
-    return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), &laterals); });
-}
-
 bool lateral_over_replaced_item(Query* q) {
-    bool laterals = true;
-    return call([&] { return reads_replaced_item(reinterpret_cast<Node*>(q), &laterals); });
+    return call([&] { return lateral_reads_replaced_item(reinterpret_cast<Node*>(q), nullptr); });
 }
 
 bool has_outer_join(Node* node) {

@@ -46,13 +46,12 @@ bool constant_relation(const RangeTblEntry* rte);
 bool computed_relation(const Query* q, const RangeTblEntry* rte);
 // Whether a join tree has an outer join anywhere.
 bool has_outer_join(Node* node);
-// Whether a function in FROM, at any level of q, reads columns of a FROM
-// item other than a table or another function: a subquery, a view or a
-// WITH query, which the analysis expands or reads through a part or a
-// storage, leaving the function's references behind.
-bool function_over_replaced_item(Query* q);
-// The same for a LATERAL subquery, which is also refused beside an outer
-// join (whose relations a part may replace).
+// Whether a LATERAL subquery, at any level of q, reads columns of a FROM
+// item other than a table or a function: a subquery, a view or a WITH
+// query, which the analysis expands or reads through a part or a storage,
+// leaving the subquery's references behind; or sits beside an outer join
+// (whose relations a part may replace).  (A function in FROM over such an
+// item has its arguments expanded with it, expand_views.cpp.)
 bool lateral_over_replaced_item(Query* q);
 
 // The conjuncts of a condition (one, unless it is an AND), a new list.
