@@ -85,11 +85,23 @@ SELECT * FROM lat_group_having ORDER BY 1, 2;
 SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n, e.pay AS p FROM emp f WHERE f.dept = e.dept GROUP BY f.pay) s$$);
 SELECT refused($$SELECT e.dept, s.n FROM emp e, LATERAL (SELECT count(*) AS n FROM emp f WHERE f.pay > e.pay GROUP BY f.dept) s$$);
 SELECT refused($$SELECT e.id, s.name FROM emp e LEFT JOIN LATERAL (SELECT d.name FROM dept d WHERE d.id = e.dept) s ON true$$);
--- and so does one over the columns of a subquery, a view or a WITH query
--- (expanded or read through a storage, which numbers them otherwise)
-SELECT refused($$SELECT x.id, s.name FROM (SELECT id, dept FROM emp WHERE pay > 10) x, LATERAL (SELECT d.name FROM dept d WHERE d.id = x.dept) s$$);
-SELECT refused($$SELECT x.id, s.n FROM staff x, LATERAL (SELECT count(*) AS n FROM dept d WHERE d.name = x.name) s$$);
 SELECT refused($$SELECT e.id, s.pay FROM emp e FULL JOIN dept d ON d.id = e.dept, LATERAL (SELECT f.pay FROM emp f WHERE f.dept = d.id) s$$);
+-- (and a function or LATERAL subquery over one's columns: found by the
+-- random generator, XX000 invalid attnum, once functions over subqueries'
+-- columns were let through)
+SELECT refused($$SELECT l.n, g FROM dept d, LATERAL (SELECT count(*)::int AS n FROM emp e WHERE e.dept = d.id) l, generate_series(0, l.n) g$$);
+-- one over the columns of a subquery, a view or a WITH query reads what
+-- the item computes, once it is expanded (its references expanded with it)
+-- or a part (whose columns keep their numbers)
+SELECT ivm.create_view('lat_sub', 'SELECT x.id, s.name FROM (SELECT id, dept FROM emp WHERE pay > 10) x, LATERAL (SELECT d.name FROM dept d WHERE d.id = x.dept) s');
+SELECT ivm.create_view('lat_view', 'SELECT x.id, s.n FROM staff x, LATERAL (SELECT count(*) AS n FROM dept d WHERE d.name = x.name) s');
+SELECT ivm.create_view('lat_grouped', 'SELECT x.dept, s.name FROM (SELECT dept, count(*) AS n FROM emp GROUP BY dept) x, LATERAL (SELECT d.name FROM dept d WHERE d.id = x.dept) s');
+INSERT INTO emp VALUES (23, 5, 400), (24, 0, 8);
+UPDATE dept SET name = 'five again' WHERE id = 5;
+DELETE FROM emp WHERE id = 22;
+SELECT differs('lat_sub', 'SELECT x.id, s.name FROM (SELECT id, dept FROM emp WHERE pay > 10) x, LATERAL (SELECT d.name FROM dept d WHERE d.id = x.dept) s'),
+       differs('lat_view', 'SELECT x.id, s.n FROM staff x, LATERAL (SELECT count(*) AS n FROM dept d WHERE d.name = x.name) s'),
+       differs('lat_grouped', 'SELECT x.dept, s.name FROM (SELECT dept, count(*) AS n FROM emp GROUP BY dept) x, LATERAL (SELECT d.name FROM dept d WHERE d.id = x.dept) s');
 SELECT refused($$WITH d AS (SELECT dept FROM emp ORDER BY pay LIMIT 3) SELECT * FROM d$$);
 -- One that cannot be expanded (it aggregates, is DISTINCT or a set
 -- operation, has an outer join) is read through a part of its own, whose

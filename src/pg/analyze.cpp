@@ -502,9 +502,9 @@ Query* validate_query(const char* query_text) {
                         std::string("column \"") + te->resname + "\" specified more than once");
         names.push_back(te->resname);
     }
-    if (lateral_over_replaced_item(q))
-        throw unsupported("LATERAL subqueries over the columns of a subquery, a view or a WITH query, or beside an "
-                          "outer join");
+    if (lateral_beside_outer_join(q)) throw unsupported("LATERAL subqueries beside an outer join");
+    if (over_lateral_columns(q))
+        throw unsupported("functions in FROM and LATERAL subqueries over the columns of a LATERAL subquery");
     return q;
 }
 

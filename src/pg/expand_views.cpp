@@ -214,12 +214,17 @@ bool expand_once(Query* q, int depth, std::vector<Oid>& expanded) {
             q->targetList = reinterpret_cast<List*>(replace(reinterpret_cast<Node*>(q->targetList)));
             q->jointree->quals = replace(q->jointree->quals);
             q->havingQual = replace(q->havingQual);
-            // So do the arguments of the functions in FROM that read them.
+            // So do the arguments of the functions in FROM that read them,
+            // and the LATERAL subqueries after it (one level up in those).
             ListCell* fc;
             foreach (fc, q->rtable) {
                 auto* item = static_cast<RangeTblEntry*>(lfirst(fc));
                 if (item->rtekind == RTE_FUNCTION)
                     item->functions = reinterpret_cast<List*>(replace(reinterpret_cast<Node*>(item->functions)));
+                if (item->rtekind == RTE_SUBQUERY && item->lateral && item->subquery != nullptr)
+                    item->subquery = reinterpret_cast<Query*>(ReplaceVarsFromTargetList(
+                        reinterpret_cast<Node*>(item->subquery), rti, 1, rte, v->targetList, REPLACEVARS_REPORT_ERROR, 0,
+                        nullptr));
             }
             // Its FROM items take its place, its condition joins the WHERE.
             List* from = NIL;

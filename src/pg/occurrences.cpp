@@ -128,44 +128,53 @@ bool reads_beyond_level(Node* node, void*) {
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_beyond_level), nullptr);
 }
 
-// Whether one of `vars` (of q's level) reads anything but a table or a
-// function in FROM: an item the analysis replaces (a subquery, a view, a
-// WITH query), whose columns are then numbered otherwise.
-bool reads_replaced_columns(const Query* q, List* vars) {
+// Whether one of `vars` (of q's level) reads a LATERAL subquery's columns.
+bool reads_lateral_columns(const Query* q, List* vars) {
     ListCell* vc;
     foreach (vc, vars) {
-        if (!IsA(lfirst(vc), Var)) return true;
+        if (!IsA(lfirst(vc), Var)) continue;
         const RangeTblEntry* read = rt_fetch(static_cast<Var*>(lfirst(vc))->varno, q->rtable);
-        if (read->rtekind == RTE_FUNCTION) continue;
-        if (read->rtekind != RTE_RELATION) return true;
-        const char kind = get_rel_relkind(read->relid);
-        if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return true;
+        if (read->rtekind == RTE_SUBQUERY && read->lateral) return true;
     }
     return false;
 }
 
-// A LATERAL subquery over such an item's columns, or beside an outer join,
-// whose relations a part may replace (view_parts.hpp).
-bool lateral_reads_replaced_item(Node* node, void*) {
+// `beside_outer_join`: a LATERAL subquery beside an outer join, whose
+// relations a part may replace (view_parts.hpp); else a function in FROM
+// or a LATERAL subquery over a LATERAL subquery's columns, which the
+// rewrite joining a LATERAL subquery that aggregates (scalar_subqueries.cpp)
+// leaves behind.
+bool lateral_conflict(Node* node, void* beside_outer_join) {
     if (node == nullptr) return false;
     if (!IsA(node, Query))
-        return expression_tree_walker(node, reinterpret_cast<bool (*)()>(lateral_reads_replaced_item), nullptr);
+        return expression_tree_walker(node, reinterpret_cast<bool (*)()>(lateral_conflict), beside_outer_join);
     auto* q = reinterpret_cast<Query*>(node);
+    const bool outer = *static_cast<const bool*>(beside_outer_join);
     ListCell* lc;
     foreach (lc, q->rtable) {
         const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
-        if (rte->rtekind == RTE_SUBQUERY && rte->lateral &&
-            (has_outer_join(reinterpret_cast<Node*>(q->jointree)) ||
-             reads_replaced_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->subquery), 1))))
+        const bool lateral = rte->rtekind == RTE_SUBQUERY && rte->lateral;
+        if (outer && lateral && has_outer_join(reinterpret_cast<Node*>(q->jointree))) return true;
+        if (!outer && lateral &&
+            reads_lateral_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->subquery), 1)))
+            return true;
+        if (!outer && rte->rtekind == RTE_FUNCTION &&
+            reads_lateral_columns(q, pull_vars_of_level(reinterpret_cast<Node*>(rte->functions), 0)))
             return true;
     }
-    return query_tree_walker(q, reinterpret_cast<bool (*)()>(lateral_reads_replaced_item), nullptr, 0);
+    return query_tree_walker(q, reinterpret_cast<bool (*)()>(lateral_conflict), beside_outer_join, 0);
 }
 
 }  // namespace
 
-bool lateral_over_replaced_item(Query* q) {
-    return call([&] { return lateral_reads_replaced_item(reinterpret_cast<Node*>(q), nullptr); });
+bool lateral_beside_outer_join(Query* q) {
+    bool beside_outer_join = true;
+    return call([&] { return lateral_conflict(reinterpret_cast<Node*>(q), &beside_outer_join); });
+}
+
+bool over_lateral_columns(Query* q) {
+    bool beside_outer_join = false;
+    return call([&] { return lateral_conflict(reinterpret_cast<Node*>(q), &beside_outer_join); });
 }
 
 bool has_outer_join(Node* node) {

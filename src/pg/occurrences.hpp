@@ -46,13 +46,15 @@ bool constant_relation(const RangeTblEntry* rte);
 bool computed_relation(const Query* q, const RangeTblEntry* rte);
 // Whether a join tree has an outer join anywhere.
 bool has_outer_join(Node* node);
-// Whether a LATERAL subquery, at any level of q, reads columns of a FROM
-// item other than a table or a function: a subquery, a view or a WITH
-// query, which the analysis expands or reads through a part or a storage,
-// leaving the subquery's references behind; or sits beside an outer join
-// (whose relations a part may replace).  (A function in FROM over such an
-// item has its arguments expanded with it, expand_views.cpp.)
-bool lateral_over_replaced_item(Query* q);
+// Whether a LATERAL subquery, at any level of q, sits beside an outer join
+// (whose relations a part may replace).  (One over the columns of a
+// subquery, a view or a WITH query has its references expanded with the
+// item, as a function in FROM has its arguments: expand_views.cpp.)
+bool lateral_beside_outer_join(Query* q);
+// Whether a function in FROM or a LATERAL subquery reads the columns of a
+// LATERAL subquery (one that aggregates is joined as a scalar subquery is,
+// which leaves their references behind).
+bool over_lateral_columns(Query* q);
 
 // The conjuncts of a condition (one, unless it is an AND), a new list.
 List* conjuncts_of(Node* quals);
