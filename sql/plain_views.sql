@@ -160,8 +160,15 @@ UPDATE emp SET pay = pay - 100 WHERE id % 3 = 0;
 SELECT differs('sized', 'SELECT staff, total FROM busy_sizes WHERE depts > 0'),
        differs('busy_sizes_too', 'SELECT * FROM busy_sizes');
 SELECT * FROM busy_sizes_too ORDER BY staff;
-SELECT ivm.drop_view('sized'), ivm.drop_view('busy_sizes_too');
-DROP VIEW busy_sizes, busy;
+-- so does a select-project-join view over one (it is read through a part
+-- too, the view under it through that part's part)
+CREATE VIEW very_busy AS SELECT dept, staff FROM busy WHERE staff > 2;
+SELECT ivm.create_view('very_busy_names', 'SELECT d.name, v.staff FROM very_busy v JOIN dept d ON d.id = v.dept');
+INSERT INTO emp VALUES (50, 7, 70), (51, 7, 80), (52, 3, 90);
+DELETE FROM emp WHERE id = 40;
+SELECT differs('very_busy_names', 'SELECT d.name, v.staff FROM very_busy v JOIN dept d ON d.id = v.dept');
+SELECT ivm.drop_view('sized'), ivm.drop_view('busy_sizes_too'), ivm.drop_view('very_busy_names');
+DROP VIEW very_busy, busy_sizes, busy;
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE part_of IS NULL ORDER BY name::text;
 DROP VIEW per_dept, depts, with_boss, same_id, staff, paid;
 DROP TABLE emp, dept;

@@ -255,6 +255,17 @@ Query* plain_view_query(const RangeTblEntry* rte) {
     return v->hasRecursive ? nullptr : v;
 }
 
+bool reads_separate_view(const Query* q) {
+    ListCell* lc;
+    foreach (lc, q->rtable) {
+        const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
+        if (!rte->inFromCl) continue;  // (a view's own OLD and NEW entries)
+        if (rte->rtekind == RTE_SUBQUERY && rte->subquery != nullptr && reads_separate_view(rte->subquery)) return true;
+        if (separate_view_query(rte) != nullptr) return true;
+    }
+    return false;
+}
+
 Query* separate_view_query(const RangeTblEntry* rte) {
     Query* v = plain_view_query(rte);
     if (v == nullptr) return nullptr;
@@ -262,7 +273,9 @@ Query* separate_view_query(const RangeTblEntry* rte) {
         std::vector<int> refs;
         return !collect_refs(reinterpret_cast<Node*>(v->jointree), refs);
     }();
-    return select_project_join(v, true) && !has_outer_join ? nullptr : v;
+    // (a select-project-join view over one is one too: its query reads it
+    // through a part of its own)
+    return select_project_join(v, true) && !has_outer_join && !reads_separate_view(v) ? nullptr : v;
 }
 
 Oid shown_plain_view(const Query* q) {

@@ -22,14 +22,17 @@ Query* view_query(Oid relid);
 
 // A plain view whose query cannot be expanded into the query reading it
 // (it aggregates, is DISTINCT or a set operation, has an outer join or
-// subqueries in expressions) is read through a part of its own, whose
-// definition shows the view and nothing else (`SELECT * FROM v`): the
-// part's query view reads the view, so that the view cannot be dropped
-// from under it and its redefinition is followed, and the part is
-// analyzed as the view's own query.
+// subqueries in expressions, or reads such a view) is read through a part
+// of its own, whose definition shows the view and nothing else (`SELECT *
+// FROM v`): the part's query view reads the view, so that the view cannot
+// be dropped from under it and its redefinition is followed, and the part
+// is analyzed as the view's own query.
 //
-// The view's query, if the entry reads such a view, or null.
+// The view's query, if the entry reads such a view (or a
+// select-project-join view over one), or null.
 Query* separate_view_query(const RangeTblEntry* rte);
+// Whether q's FROM (or that of a subquery in it) reads such a view.
+bool reads_separate_view(const Query* q);
 // The same for any plain view that is not recursive (one among outer
 // joins is read through a part too: it is expanded only among inner joins).
 Query* plain_view_query(const RangeTblEntry* rte);

@@ -183,7 +183,8 @@ void from_tree(Query* q, Node* node, bool outer, std::vector<Found>& found) {
             Query* sub = reinterpret_cast<Query*>(cte->ctequery);
             if (!part_of_its_own(sub, outer)) return;
             if (!found_already(found, sub)) found.push_back(with_part(q, cte));
-        } else if (Query* body = plain_view_query(rte); body != nullptr && needs_part(body, outer)) {
+        } else if (Query* body = plain_view_query(rte);
+                   body != nullptr && (needs_part(body, outer) || reads_separate_view(body))) {
             // One part for every reference to the view.
             auto same = std::find_if(found.begin(), found.end(), [&](const Found& f) { return f.view == rte->relid; });
             if (same != found.end())
@@ -423,7 +424,6 @@ bool read_from_below(Query* q, const char* name) {
 
 std::vector<PartNeeded> parts_needed(Query* q) {
     std::vector<Found> found;
-    if (shown_view(q) != InvalidOid) return {};  // it is the view's part
     auto in_query = [&](Query* query) {
         Node* tree = reinterpret_cast<Node*>(query->jointree);
         from_tree(query, tree, has_outer_join(tree), found);
