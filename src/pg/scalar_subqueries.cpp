@@ -258,13 +258,7 @@ int add_grouped(Query* q, Query* sub, const Correlations& c, List* values) {
     }
     sub->targetList = targets;
     sub->sortClause = NIL;
-    RangeTblEntry* rte = makeNode(RangeTblEntry);
-    rte->rtekind = RTE_SUBQUERY;
-    rte->subquery = sub;
-    rte->alias = makeAlias(psprintf("scalar_%d", list_length(q->rtable) + 1), NIL);
-    rte->eref = makeAlias(rte->alias->aliasname, names);
-    rte->inFromCl = true;
-    q->rtable = lappend(q->rtable, rte);
+    q->rtable = lappend(q->rtable, subquery_entry(sub, psprintf("scalar_%d", list_length(q->rtable) + 1), names));
     return list_length(q->rtable);
 }
 
@@ -512,6 +506,23 @@ bool row_over_no_rows(const Query* sub) {
     return run_over_no_rows(sub, makeTargetEntry(one, 1, pstrdup("one"), false)) > 0;
 }
 
+// sub grouped by its correlations' inner sides too, shown after its own
+// columns as <prefix>_1, ...: returns the first one's column.
+int group_by_inner_sides(Query* sub, const Correlations& c, const char* prefix) {
+    int first = 1;
+    ListCell* lc;
+    foreach (lc, sub->targetList) first += static_cast<TargetEntry*>(lfirst(lc))->resjunk ? 0 : 1;
+    Index ref = next_sort_group_ref(sub->targetList);
+    int k = 0;
+    foreach (lc, c.inner) {
+        auto* key = static_cast<Expr*>(lfirst(lc));
+        TargetEntry* te = add_output(sub, key, psprintf("%s_%d", prefix, ++k));
+        te->ressortgroupref = ref++;
+        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
+    }
+    return first;
+}
+
 // A correlated IN/EXISTS subquery that aggregates, correlated by
 // equalities of its WHERE only: grouped by their inner sides too, it reads
 // nothing of the outer query and becomes a subquery in FROM (a part), the
@@ -528,32 +539,12 @@ Query* decorrelated(Query* sub) {
     if (sub->groupClause == NIL && row_over_no_rows(sub))
         throw unsupported("correlated subqueries that aggregate without GROUP BY and yield a row over no rows",
                           "Give the subquery a GROUP BY (of its correlated columns) or a HAVING that fails over no rows.");
-    int shown = 0;
-    ListCell* lc;
-    foreach (lc, sub->targetList) shown += static_cast<TargetEntry*>(lfirst(lc))->resjunk ? 0 : 1;
     // The keys: shown after the columns (the outer query reads those by place).
-    List* targets = NIL;
-    foreach (lc, sub->targetList)
-        if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk) targets = lappend(targets, lfirst(lc));
-    int k = 0;
-    foreach (lc, c.inner) {
-        auto* key = static_cast<Expr*>(lfirst(lc));
-        ++k;
-        TargetEntry* te = makeTargetEntry(key, static_cast<AttrNumber>(shown + k), psprintf("key_%d", k), false);
-        te->ressortgroupref = next_sort_group_ref(sub->targetList);
-        sub->targetList = lappend(sub->targetList, te);
-        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
-        targets = lappend(targets, te);
-    }
-    foreach (lc, sub->targetList)
-        if (static_cast<TargetEntry*>(lfirst(lc))->resjunk) targets = lappend(targets, lfirst(lc));
-    AttrNumber resno = 0;
-    foreach (lc, targets) static_cast<TargetEntry*>(lfirst(lc))->resno = ++resno;
-    sub->targetList = targets;
+    const int first = group_by_inner_sides(sub, c, "key");
     sub->sortClause = NIL;
     Query* outer = read_as_from(sub);
-    outer->targetList = list_truncate(outer->targetList, shown);
-    read_keys(c, 1, shown + 1);
+    outer->targetList = list_truncate(outer->targetList, first - 1);
+    read_keys(c, 1, first);
     outer->jointree->quals = and_of(c.equalities);
     return outer;
 }
@@ -1042,18 +1033,10 @@ void decorrelate_lateral_grouping(Query* q, int rti) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
     Query* sub = rte->subquery;
     const Correlations c = lateral_correlations(sub);
-    Index ref = next_sort_group_ref(sub->targetList);
-    int first = 0;  // the first key's column
-    int k = 0;
-    ListCell* lc;
-    foreach (lc, c.inner) {
-        auto* key = static_cast<Expr*>(lfirst(lc));
-        TargetEntry* te = add_output(sub, key, psprintf("__ivm_lateral_%d", ++k));
-        if (first == 0) first = te->resno;
-        te->ressortgroupref = ref++;
-        rte->eref->colnames = lappend(rte->eref->colnames, makeString(te->resname));
-        sub->groupClause = lappend(sub->groupClause, grouping(exprType(reinterpret_cast<Node*>(key)), te->ressortgroupref));
-    }
+    const int first = group_by_inner_sides(sub, c, "__ivm_lateral");
+    for (int k = 0; k < list_length(c.inner); ++k)
+        rte->eref->colnames =
+            lappend(rte->eref->colnames, makeString(list_nth_node(TargetEntry, sub->targetList, first - 1 + k)->resname));
     read_keys(c, rti, first);
     q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), c.equalities));
     rte->lateral = false;

@@ -336,13 +336,7 @@ void wrap(Query* q, Node** slot) {
         sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("one"), false));
         names = list_make1(makeString(pstrdup("one")));
     }
-    RangeTblEntry* wrapper = makeNode(RangeTblEntry);
-    wrapper->rtekind = RTE_SUBQUERY;
-    wrapper->subquery = sub;
-    wrapper->alias = makeAlias(psprintf("joined_%d", r.wrapper), NIL);
-    wrapper->eref = makeAlias(wrapper->alias->aliasname, names);
-    wrapper->inFromCl = true;
-    lfirst(list_nth_cell(q->rtable, r.wrapper - 1)) = wrapper;
+    lfirst(list_nth_cell(q->rtable, r.wrapper - 1)) = subquery_entry(sub, psprintf("joined_%d", r.wrapper), names);
     // The other wrapped entries stay in the outer range table, out of its FROM.
     index = 0;
     foreach (lc, q->rtable) {
