@@ -917,8 +917,9 @@ void describe_windows(Query* q, const char* cte, CountingView& model) {
 namespace {
 
 // The columns of a table that a non-linear occurrence reads, with the
-// smallest of its unique keys (keys.hpp) when it has one.
-void describe_rows(const Occurrence& o, Oid relid, Source& source) {
+// smallest of its unique keys (keys.hpp) when it has one (all of them
+// where it reads none); returned as attribute numbers.
+std::vector<AttrNumber> describe_rows(const Occurrence& o, Oid relid, Source& source) {
     std::vector<AttrNumber> columns = used_columns(o);
     std::vector<AttrNumber> best;
     bool compared_alike = false;  // the key's equality is its columns' own
@@ -973,6 +974,7 @@ void describe_rows(const Occurrence& o, Oid relid, Source& source) {
     }
     if (source.key.size() != best.size()) source.key.clear();
     if (source.row.empty()) throw unsupported("a table without columns in a subquery or an outer join");
+    return columns;
 }
 
 // The occurrences of a block as sources, adding their tables to the view's
@@ -987,6 +989,7 @@ std::vector<Source> block_sources(const std::vector<Occurrence>& occurrences, An
         Source source;
         source.role = o.role;
         source.only = !rte->inh || reads_recursive;
+        std::vector<AttrNumber> row_columns;  // of a non-linear table occurrence
         if (reads_recursive) {
             for (const Column& c : out.recursive->columns) source.columns.push_back(c.name);
             source.row = out.recursive->columns;
@@ -1011,14 +1014,18 @@ std::vector<Source> block_sources(const std::vector<Occurrence>& occurrences, An
             }
             source.unique = true;
         } else if (!reads_recursive && o.role != Source::Role::Linear) {
-            describe_rows(o, relid, source);
+            row_columns = describe_rows(o, relid, source);
         }
         const bool table = !reads_recursive && relid == rte->relid;
         auto it = std::find(out.base_oids.begin(), out.base_oids.end(), relid);
         source.base = static_cast<std::size_t>(it - out.base_oids.begin());
         if (out.columns_read.size() <= source.base) out.columns_read.resize(source.base + 1);
-        const std::optional<std::vector<AttrNumber>> read =
-            table && o.role == Source::Role::Linear ? columns_read(o) : std::nullopt;
+        // An UPDATE of none of these columns changes no row the query
+        // reads (trigger.cpp skips it; a deferred log blanks the others).
+        // A non-linear occurrence also reads the key its rows are told
+        // apart by.
+        std::optional<std::vector<AttrNumber>> read = table ? columns_read(o) : std::nullopt;
+        if (read && o.role != Source::Role::Linear) read = row_columns;
         std::vector<AttrNumber>& columns = out.columns_read[source.base];
         if (read) columns.insert(columns.end(), read->begin(), read->end());
         else columns.push_back(0);

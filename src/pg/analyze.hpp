@@ -19,9 +19,10 @@ namespace ivm::pg {
 struct AnalyzedView {
     CountingView model;
     std::vector<Oid> base_oids;  // parallel to model.bases
-    // Per base: the columns its linear occurrences in tables read; a 0 among
-    // them: every column (a whole-row reference, a view's storage, a table
-    // read by a subquery or the nullable side of an outer join).
+    // Per base: the columns its occurrences as a table read (read by a
+    // subquery or on an outer join's nullable side, with the unique key its
+    // rows are told apart by); a 0 among them: every column (a whole-row
+    // reference, a view's storage).
     std::vector<std::vector<AttrNumber>> columns_read;
     bool ignored_order_by = false;
     std::optional<RecursiveRelation> recursive;
