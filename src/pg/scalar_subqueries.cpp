@@ -282,16 +282,64 @@ Node* or_when_missing(Var* key, Var* value, Const* empty) {
     return reinterpret_cast<Node*>(choice);
 }
 
+// Whether sub selects, projects and joins only: no set operation,
+// grouping, window, set-returning function, LIMIT, locking or recursion,
+// and no aggregate unless `aggregates`.  (DISTINCT and ORDER BY are the
+// callers' to judge.)
+bool plain_select(const Query* sub, bool aggregates = false) {
+    return sub->commandType == CMD_SELECT && sub->setOperations == nullptr && sub->groupClause == NIL &&
+           sub->groupingSets == NIL && sub->havingQual == nullptr && (aggregates || !sub->hasAggs) &&
+           !sub->hasWindowFuncs && !sub->hasTargetSRFs && sub->limitCount == nullptr && sub->limitOffset == nullptr &&
+           sub->rowMarks == NIL && !sub->hasRecursive;
+}
+
+// Whether a query reads a column or aggregate of a query above it (any
+// level), walked with `depth` its own nesting below where the walk began.
+bool reads_outer_levels(Node* node, void* raw) {
+    if (node == nullptr) return false;
+    const int depth = *static_cast<int*>(raw);
+    if (IsA(node, Var)) return static_cast<int>(reinterpret_cast<Var*>(node)->varlevelsup) > depth;
+    if (IsA(node, Aggref)) return static_cast<int>(reinterpret_cast<Aggref*>(node)->agglevelsup) > depth;
+    if (IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc)) return true;
+    if (IsA(node, Query)) {
+        int below = depth + 1;
+        return query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(reads_outer_levels),
+                                 &below, 0);
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_outer_levels), raw);
+}
+
+// A subquery a restricting condition may keep (IN or EXISTS): one that
+// selects, projects and joins tables, reading nothing of the queries above.
+bool uncorrelated_table_subquery(const SubLink* link) {
+    if (link->subLinkType != EXISTS_SUBLINK && link->subLinkType != ANY_SUBLINK) return false;
+    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
+    if (!plain_select(sub) || sub->cteList != NIL || sub->hasSubLinks) return false;
+    ListCell* lc;
+    foreach (lc, sub->rtable) {
+        const auto* rte = static_cast<const RangeTblEntry*>(lfirst(lc));
+        if (rte->rtekind != RTE_RELATION && rte->rtekind != RTE_JOIN) return false;
+    }
+    int depth = 0;
+    return !query_tree_walker(const_cast<Query*>(sub), reinterpret_cast<bool (*)()>(reads_outer_levels), &depth, 0);
+}
+
 // Whether a condition of a WHERE reads columns of its query's entry rti
-// only (no other entry, no query above, no subquery, nothing volatile).
+// only (no other entry, no query above, nothing volatile; no subquery but
+// an uncorrelated IN or EXISTS over tables).
 bool reads_only_entry(Node* node, void* raw) {
     if (node == nullptr) return false;
     if (IsA(node, Var)) {
         const Var* v = reinterpret_cast<Var*>(node);
         return v->varlevelsup != 0 || v->varno != *static_cast<int*>(raw);
     }
-    if (IsA(node, SubLink) || IsA(node, Aggref) || IsA(node, Param) || IsA(node, PlaceHolderVar) ||
-        IsA(node, GroupingFunc) || IsA(node, WindowFunc))
+    if (IsA(node, SubLink)) {
+        const auto* link = reinterpret_cast<SubLink*>(node);
+        return !uncorrelated_table_subquery(link) || reads_only_entry(link->testexpr, raw);
+    }
+    // (an IN's test compares with its subquery's columns as PARAM_SUBLINKs)
+    if (IsA(node, Param)) return reinterpret_cast<Param*>(node)->paramkind != PARAM_SUBLINK;
+    if (IsA(node, Aggref) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) || IsA(node, WindowFunc))
         return true;
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_only_entry), raw);
 }
@@ -299,13 +347,15 @@ bool reads_only_entry(Node* node, void* raw) {
 // A correlated scalar subquery becomes a part holding its value for every
 // key, where the outer query reads only the keys of its rows.  When its
 // correlations read one table of the outer FROM (not under an outer join)
-// and the outer WHERE has conditions on that table alone, the part keeps
-// only the keys of rows that meet them: EXISTS (SELECT 1 FROM <table> o
-// WHERE o.<outer column> = <inner key> ... AND <the conditions on o>).
-// Exact, as an outer row that reads the value meets those conditions.
-// TPC-H Q2's minimum cost per part, kept for the 2,000 parts of the whole
-// table, changed in full when a region is renamed; restricted to the parts
-// of its size and type, for a few dozen.
+// and the outer WHERE has conditions on that table alone (an uncorrelated
+// IN or EXISTS over tables among them), the part keeps only the keys of
+// rows that meet them: EXISTS (SELECT 1 FROM <table> o WHERE o.<outer
+// column> = <inner key> ... AND <the conditions on o>).  Exact, as an
+// outer row that reads the value meets those conditions.  TPC-H Q2's
+// minimum cost per part, kept for the 2,000 parts of the whole table,
+// changed in full when a region is renamed; restricted to the parts of its
+// size and type, for a few dozen.  Q20's sum per part and supplier, to the
+// parts `IN (SELECT p_partkey FROM part WHERE p_name LIKE 'forest%')`.
 void restrict_to_outer_rows(Query* q, Query* sub, const Correlations& c) {
     int outer = 0;
     ListCell* lc;
@@ -349,20 +399,11 @@ void restrict_to_outer_rows(Query* q, Query* sub, const Correlations& c) {
     auto* entry = static_cast<RangeTblEntry*>(copyObjectImpl(rte));
     entry->alias = makeAlias("__ivm_o", NIL);
     entry->eref = makeAlias("__ivm_o", static_cast<List*>(copyObjectImpl(rte->eref->colnames)));
-    SubLink* exists = exists_over(entry, and_of(conditions));
+    Node* restriction = and_of(conditions);
+    SubLink* exists = exists_over(entry, restriction);
+    reinterpret_cast<Query*>(exists->subselect)->hasSubLinks = checkExprHasSubLink(restriction);
     sub->jointree->quals = and_of(lappend(conjuncts_of(sub->jointree->quals), exists));
     sub->hasSubLinks = true;
-}
-
-// Whether sub selects, projects and joins only: no set operation,
-// grouping, window, set-returning function, LIMIT, locking or recursion,
-// and no aggregate unless `aggregates`.  (DISTINCT and ORDER BY are the
-// callers' to judge.)
-bool plain_select(const Query* sub, bool aggregates = false) {
-    return sub->commandType == CMD_SELECT && sub->setOperations == nullptr && sub->groupClause == NIL &&
-           sub->groupingSets == NIL && sub->havingQual == nullptr && (aggregates || !sub->hasAggs) &&
-           !sub->hasWindowFuncs && !sub->hasTargetSRFs && sub->limitCount == nullptr && sub->limitOffset == nullptr &&
-           sub->rowMarks == NIL && !sub->hasRecursive;
 }
 
 TargetEntry* value_of(const Query* sub) {
