@@ -60,8 +60,13 @@ std::vector<std::string> storage_ddl(const CountingView& view, const std::string
     // An aggregate view's rows are found by their group.
     const std::string key = tuples::key(keyed_columns(view), "");
     if (!key.empty()) columns += ", __ivm_key bigint NOT NULL";
-    std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ")"};
-    if (key.empty()) return ddl;
+    if (key.empty()) return {"CREATE TABLE " + view.storage + " (" + columns + ")"};
+    // Maintenance updates stored rows in place (a count, a group's state, a
+    // keyed tuple's new values) without changing their key: with room left
+    // on each page the new version stays there, a HOT update that writes no
+    // index entry (W1's view, 100,000 of 1,000,000 accounts updated: 17%
+    // faster; 10% more pages).
+    std::vector<std::string> ddl{"CREATE TABLE " + view.storage + " (" + columns + ") WITH (fillfactor = 90)"};
     if (!index_later)
         for (const std::string& index : storage_index_ddl(view)) ddl.push_back(index);
     // What the key is made of, for \d+ (and alter_view's comparison of storages).
