@@ -1,4 +1,5 @@
 #include "pg/analyze.hpp"
+#include "pg/scalar_subqueries.hpp"
 
 #include "pg/aggregate_expressions.hpp"
 
@@ -246,6 +247,13 @@ bool on_nullable_side(const Node* node, int rti, bool nullable = false) {
 // for an outer join either.  Runs inside call().
 bool not_null_column(Query* q, Node* expr) {
     if (!IsA(expr, Var) || reinterpret_cast<Var*>(expr)->varlevelsup != 0) return false;
+    // WHERE <column> IS NOT NULL (a decorrelated LATERAL subquery's key)
+    ListCell* lc;
+    foreach (lc, conjuncts_of(q->jointree->quals)) {
+        const auto* test = static_cast<const NullTest*>(lfirst(lc));
+        if (IsA(test, NullTest) && test->nulltesttype == IS_NOT_NULL && !test->argisrow && equal(test->arg, expr))
+            return true;
+    }
     const Var* v = reinterpret_cast<Var*>(expr);
     const RangeTblEntry* rte = rt_fetch(v->varno, q->rtable);
     if (rte->rtekind != RTE_RELATION || v->varattno <= 0) return false;
@@ -502,8 +510,14 @@ Query* validate_query(const char* query_text) {
                         std::string("column \"") + te->resname + "\" specified more than once");
         names.push_back(te->resname);
     }
-    if (lateral_beside_outer_join(q)) throw unsupported("LATERAL subqueries beside an outer join");
-    if (over_lateral_columns(q))
+    // (judged as join_subqueries will leave them)
+    Query* judged = call([&] {
+        auto* copy = static_cast<Query*>(copyObjectImpl(q));
+        lateral_rows_decorrelated(copy);
+        return copy;
+    });
+    if (lateral_beside_outer_join(judged)) throw unsupported("LATERAL subqueries beside an outer join");
+    if (over_lateral_columns(judged))
         throw unsupported("functions in FROM and LATERAL subqueries over the columns of a LATERAL subquery");
     return q;
 }

@@ -28,7 +28,8 @@ void refuse_relation(RangeTblEntry* rte) {
         case RTE_RELATION: break;
         case RTE_SUBQUERY:
             if (rte->lateral)
-                throw unsupported("LATERAL subqueries other than select-project-join ones under inner joins and, in "
+                throw unsupported("LATERAL subqueries other than select-project-join ones (with ORDER BY and a "
+                                  "constant LIMIT, or none) under inner joins or on the right of a LEFT JOIN and, in "
                                   "the view's own FROM, ones that aggregate or group (without DISTINCT, LIMIT or window "
                                   "functions)");
             throw unsupported("subqueries in FROM");

@@ -6,6 +6,7 @@
 #include "pg/expand_views.hpp"
 #include "pg/occurrences.hpp"
 #include "pg/view_parts.hpp"
+#include "pg/window_steps.hpp"
 
 extern "C" {
 #include "catalog/pg_operator_d.h"
@@ -20,6 +21,8 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <string>
 
 namespace ivm::pg {
@@ -1100,6 +1103,141 @@ bool lateral_groupings_decorrelated(Query* q) {
     return changed;
 }
 
+// The rows a LATERAL subquery keeps of each outer row's, where it selects,
+// projects and joins only (no DISTINCT, WITH, subqueries or windows): all,
+// or by LIMIT and OFFSET constants under ORDER BY (`first` to `last`, from
+// 1; not WITH TIES).  None: another kind of subquery.
+struct KeptRows {
+    int64 first = 1;
+    int64 last = std::numeric_limits<int64>::max();
+    bool all() const { return first == 1 && last == std::numeric_limits<int64>::max(); }
+};
+std::optional<KeptRows> lateral_rows(const RangeTblEntry* rte) {
+    if (rte->rtekind != RTE_SUBQUERY || !rte->lateral || rte->subquery == nullptr) return std::nullopt;
+    const Query* s = rte->subquery;
+    Query unlimited = *s;  // (plain_select refuses a LIMIT)
+    unlimited.limitCount = unlimited.limitOffset = nullptr;
+    if (!plain_select(&unlimited) || s->distinctClause != NIL || s->cteList != NIL || s->hasSubLinks)
+        return std::nullopt;
+    KeptRows kept;
+    if (s->limitCount == nullptr && s->limitOffset == nullptr) return kept;
+    if (s->sortClause == NIL || s->limitOption != LIMIT_OPTION_COUNT) return std::nullopt;
+    // (LIMIT NULL is LIMIT ALL; OFFSET NULL, none: nullopt)
+    auto constant = [](Node* n, std::optional<int64>* value) {
+        if (n == nullptr) return true;
+        n = eval_const_expressions(nullptr, static_cast<Node*>(copyObjectImpl(n)));
+        if (!IsA(n, Const) || exprType(n) != INT8OID) return false;
+        auto* c = reinterpret_cast<Const*>(n);
+        if (!c->constisnull) *value = DatumGetInt64(c->constvalue);
+        return true;
+    };
+    std::optional<int64> count, offset;
+    const int64 most = std::numeric_limits<int64>::max();
+    if (!constant(s->limitCount, &count) || !constant(s->limitOffset, &offset) || count.value_or(0) < 0 ||
+        offset.value_or(0) < 0 || offset.value_or(0) == most)
+        return std::nullopt;
+    kept.first = offset.value_or(0) + 1;
+    if (count && *count <= most - kept.first) kept.last = kept.first - 1 + *count;
+    return kept;
+}
+
+// The entries of FROM item `node` (its tables, subqueries and joins).
+Relids entries_under(Node* node) {
+    if (IsA(node, RangeTblRef)) return bms_make_singleton(reinterpret_cast<RangeTblRef*>(node)->rtindex);
+    auto* j = reinterpret_cast<JoinExpr*>(node);
+    return bms_add_member(bms_union(entries_under(j->larg), entries_under(j->rarg)), j->rtindex);
+}
+
+// A LATERAL subquery of kept rows (lateral_rows), correlated by equalities
+// of its WHERE (inner = outer), is the same subquery with their inner
+// sides as output columns after its own, joined on them: in WHERE, or in
+// `left_join`'s condition where it is the right side of that LEFT JOIN.
+// Its first rows by ORDER BY are numbered in each correlation's partition
+// (keep_first_rows, window_steps.hpp), a window part kept by partitions:
+//   FROM cust c LEFT JOIN LATERAL (SELECT o.amount FROM ord o
+//   WHERE o.cid = c.id ORDER BY o.amount DESC LIMIT 2) s ON true
+// becomes
+//   FROM cust c LEFT JOIN (SELECT amount, __ivm_lateral_1 FROM (SELECT
+//   o.amount, o.cid AS __ivm_lateral_1, row_number() OVER (PARTITION BY
+//   o.cid ORDER BY o.amount DESC) FROM ord o) first WHERE row_number <= 2)
+//   s ON true AND s.__ivm_lateral_1 = c.id
+void decorrelate_lateral_rows(Query* q, int rti, const KeptRows& kept, JoinExpr* left_join) {
+    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    Query* sub = rte->subquery;
+    const Correlations c = lateral_correlations(sub);
+    // (a row whose key is NULL meets no outer row; left out, the key is
+    // never NULL, and a recompute of its partitions finds their rows
+    // through an index on it)
+    ListCell* lc;
+    foreach (lc, c.inner) {
+        NullTest* test = makeNode(NullTest);
+        test->arg = static_cast<Expr*>(copyObjectImpl(lfirst(lc)));
+        test->nulltesttype = IS_NOT_NULL;
+        test->location = -1;
+        sub->jointree->quals = and_of(lappend(conjuncts_of(sub->jointree->quals), test));
+    }
+    const int first = group_by_inner_sides(sub, c, "__ivm_lateral");
+    List* partition = sub->groupClause;
+    sub->groupClause = NIL;
+    if (kept.all()) {
+        sub->sortClause = NIL;
+    } else {
+        keep_first_rows(sub, partition, sub->sortClause, kept.first, kept.last);
+    }
+    for (int k = 0; k < list_length(c.inner); ++k)
+        rte->eref->colnames =
+            lappend(rte->eref->colnames, makeString(list_nth_node(TargetEntry, sub->targetList, first - 1 + k)->resname));
+    read_keys(c, rti, first);
+    if (left_join != nullptr)
+        left_join->quals = and_of(list_concat(conjuncts_of(left_join->quals), c.equalities));
+    else
+        q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), c.equalities));
+    rte->lateral = false;
+}
+
+bool always_true(Node* quals) {
+    return quals == nullptr || (IsA(quals, Const) && !reinterpret_cast<Const*>(quals)->constisnull &&
+                                DatumGetBool(reinterpret_cast<Const*>(quals)->constvalue));
+}
+
+// Decorrelates (decorrelate_lateral_rows) the LATERAL subqueries of FROM
+// item `node` that keep their first rows, under inner joins from the
+// view's FROM (`inner`) or on the right of a LEFT JOIN whose left side has
+// every item they read, and the select-project-join ones there too.  A
+// LEFT JOIN LATERAL of an aggregate without GROUP BY ON true, which yields
+// one row for every row before it, is an inner join.
+bool lateral_rows_in(Query* q, Node* node, bool inner) {
+    if (IsA(node, RangeTblRef)) {
+        const int rti = reinterpret_cast<RangeTblRef*>(node)->rtindex;
+        const std::optional<KeptRows> kept = lateral_rows(rt_fetch(rti, q->rtable));
+        if (!inner || !kept || kept->all()) return false;  // (all, under inner joins: pulled up as they are)
+        decorrelate_lateral_rows(q, rti, *kept, nullptr);
+        return true;
+    }
+    if (!IsA(node, JoinExpr)) return false;
+    auto* j = reinterpret_cast<JoinExpr*>(node);
+    if (j->jointype == JOIN_INNER) {
+        const bool left = lateral_rows_in(q, j->larg, inner);
+        return lateral_rows_in(q, j->rarg, inner) || left;
+    }
+    if (j->jointype != JOIN_LEFT) return false;
+    bool changed = lateral_rows_in(q, j->larg, inner);
+    if (!IsA(j->rarg, RangeTblRef)) return changed;
+    const int rti = reinterpret_cast<RangeTblRef*>(j->rarg)->rtindex;
+    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    if (lateral_aggregate(rte) && always_true(j->quals)) {
+        j->jointype = JOIN_INNER;
+        rt_fetch(j->rtindex, q->rtable)->jointype = JOIN_INNER;
+        return true;
+    }
+    const std::optional<KeptRows> kept = lateral_rows(rte);
+    if (!kept || !bms_is_subset(pull_varnos_of_level(nullptr, reinterpret_cast<Node*>(rte->subquery), 1),
+                                entries_under(j->larg)))
+        return changed;
+    decorrelate_lateral_rows(q, rti, *kept, j);
+    return true;
+}
+
 // A LATERAL subquery that aggregates without GROUP BY yields one row for
 // each row before it, as a scalar subquery does, with more than one value:
 // each such subquery of the top-level FROM is joined so.
@@ -1121,8 +1259,17 @@ bool lateral_aggregates_joined(Query* q) {
 
 }  // namespace
 
+bool lateral_rows_decorrelated(Query* q) {
+    if (q->setOperations != nullptr || q->jointree == nullptr) return false;
+    bool changed = false;
+    ListCell* lc;
+    foreach (lc, q->jointree->fromlist) changed |= lateral_rows_in(q, static_cast<Node*>(lfirst(lc)), true);
+    return changed;
+}
+
 bool join_subqueries(Query* q) {
     return call([&] {
+        if (lateral_rows_decorrelated(q)) return true;
         if (lateral_groupings_decorrelated(q)) return true;
         if (lateral_aggregates_joined(q)) return true;
         if (split_aggregate_from_scalars(q)) return true;

@@ -21,5 +21,11 @@ namespace ivm::pg {
 // Rewrites q (and the queries of its WHERE's subqueries); false when there
 // was nothing to rewrite.  Refuses (0A000) a scalar subquery it cannot join.
 bool join_subqueries(Query* q);
+// Its first step: the LATERAL subqueries of q's FROM that keep their first
+// rows (ORDER BY ... LIMIT), under inner joins or on the right of a LEFT
+// JOIN, and the select-project-join ones there, joined on their
+// correlations (a subquery in FROM, numbered in a window part where it
+// keeps some rows).  Runs inside call().
+bool lateral_rows_decorrelated(Query* q);
 
 }  // namespace ivm::pg

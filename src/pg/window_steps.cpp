@@ -5,11 +5,14 @@
 #include "pg/view_parts.hpp"
 
 extern "C" {
+#include "access/stratnum.h"
+#include "catalog/pg_opfamily_d.h"
 #include "parser/parse_oper.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/fmgroids.h"
 }
 
+#include <limits>
 #include <string>
 
 namespace ivm::pg {
@@ -107,80 +110,17 @@ const char* unused_name(List* targets, const char* base) {
     }
 }
 
-// DISTINCT ON keeps the first row of each group by ORDER BY: the query
-// under it goes into FROM with row_number() OVER (PARTITION BY <the
-// DISTINCT ON expressions> ORDER BY <the rest of ORDER BY>, <the output
-// columns>), and the query over it keeps the rows numbered 1.  The output
-// columns make the choice among rows tied in ORDER BY one (the least),
-// where PostgreSQL takes any; rows alike in all of them show the same.
+// DISTINCT ON keeps the first row of each group by ORDER BY (the rest of
+// it: the DISTINCT ON expressions lead ORDER BY).
 void split_distinct_on(Query* q) {
-    call([&] {
-        Query* inner = static_cast<Query*>(copyObjectImpl(q));
-        List* partition = inner->distinctClause;
-        List* order = NIL;
-        ListCell* lc;
-        foreach (lc, inner->sortClause) {
-            auto* sort = static_cast<SortGroupClause*>(lfirst(lc));
-            if (get_sortgroupref_clause_noerr(sort->tleSortGroupRef, partition) == nullptr) order = lappend(order, sort);
-        }
-        Index ref = 0;
-        foreach (lc, inner->targetList) ref = std::max(ref, static_cast<TargetEntry*>(lfirst(lc))->ressortgroupref);
-        foreach (lc, inner->targetList) {  // the output columns, as tie-breakers
-            auto* te = static_cast<TargetEntry*>(lfirst(lc));
-            if (te->resjunk) continue;
-            const Oid type = exprType(reinterpret_cast<Node*>(te->expr));
-            SortGroupClause* by = makeNode(SortGroupClause);
-            get_sort_group_operators(type, false, false, false, &by->sortop, &by->eqop, nullptr, &by->hashable);
-            if (!OidIsValid(by->sortop)) continue;
-            if (te->ressortgroupref == 0) te->ressortgroupref = ++ref;
-            by->tleSortGroupRef = te->ressortgroupref;
-            by->nulls_first = false;
-            order = lappend(order, by);
-        }
-        WindowClause* window = makeNode(WindowClause);
-        window->partitionClause = partition;
-        window->orderClause = order;
-        window->frameOptions = FRAMEOPTION_DEFAULTS;
-        window->winref = 1;
-        inner->windowClause = list_make1(window);
-        WindowFunc* number = makeNode(WindowFunc);
-        number->winfnoid = F_ROW_NUMBER;
-        number->wintype = INT8OID;
-        number->winref = window->winref;
-        number->location = -1;
-        inner->hasWindowFuncs = true;
-        inner->distinctClause = NIL;
-        inner->hasDistinctOn = false;
-        inner->sortClause = NIL;
-        const AttrNumber position =
-            add_output(inner, reinterpret_cast<Expr*>(number), unused_name(inner->targetList, "row_number"))->resno;
-        List* names = NIL;
-        foreach (lc, inner->targetList) {
-            auto* te = static_cast<TargetEntry*>(lfirst(lc));
-            if (!te->resjunk) names = lappend(names, makeString(pstrdup(te->resname)));
-        }
-        // The query over it: its output columns, where the number is 1.
-        List* targets = NIL;
-        foreach (lc, q->targetList) {
-            auto* te = static_cast<TargetEntry*>(lfirst(lc));
-            if (te->resjunk) continue;
-            te->expr = reinterpret_cast<Expr*>(makeVarFromTargetEntry(1, te));
-            te->ressortgroupref = 0;
-            targets = lappend(targets, te);
-        }
-        q->targetList = targets;
-        q->distinctClause = NIL;
-        q->hasDistinctOn = false;
-        q->sortClause = NIL;
-        q->windowClause = NIL;
-        q->hasWindowFuncs = false;
-        read_only(q, inner, "first", names);
-        Var* n = makeVar(1, position, INT8OID, -1, InvalidOid, 0);
-        Const* one = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(1), false, FLOAT8PASSBYVAL);
-        q->jointree->quals = reinterpret_cast<Node*>(
-            make_opclause(lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr, BOOLOID, false, reinterpret_cast<Expr*>(n), reinterpret_cast<Expr*>(one),
-                          InvalidOid, InvalidOid));
-    });
+    List* order = NIL;
+    ListCell* lc;
+    foreach (lc, q->sortClause) {
+        auto* sort = static_cast<SortGroupClause*>(lfirst(lc));
+        if (get_sortgroupref_clause_noerr(sort->tleSortGroupRef, q->distinctClause) == nullptr)
+            order = lappend(order, sort);
+    }
+    keep_first_rows(q, q->distinctClause, order, 1, 1);
 }
 
 // The aggregation goes into FROM, computing every part of the select list
@@ -244,6 +184,90 @@ bool subqueries_only_in_having(Query* q) {
 }
 
 }  // namespace
+
+void keep_first_rows(Query* q, List* partition, List* order, int64 first, int64 last) {
+    call([&] {
+        Query* inner = static_cast<Query*>(copyObjectImpl(q));
+        order = list_copy(order);
+        Index ref = 0;
+        ListCell* lc;
+        foreach (lc, inner->targetList) ref = std::max(ref, static_cast<TargetEntry*>(lfirst(lc))->ressortgroupref);
+        foreach (lc, inner->targetList) {  // the other output columns, as tie-breakers
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (te->resjunk || (te->ressortgroupref != 0 &&
+                                (get_sortgroupref_clause_noerr(te->ressortgroupref, order) != nullptr ||
+                                 get_sortgroupref_clause_noerr(te->ressortgroupref, partition) != nullptr)))
+                continue;
+            const Oid type = exprType(reinterpret_cast<Node*>(te->expr));
+            SortGroupClause* by = makeNode(SortGroupClause);
+            get_sort_group_operators(type, false, false, false, &by->sortop, &by->eqop, nullptr, &by->hashable);
+            if (!OidIsValid(by->sortop)) continue;
+            if (te->ressortgroupref == 0) te->ressortgroupref = ++ref;
+            by->tleSortGroupRef = te->ressortgroupref;
+            by->nulls_first = false;
+            order = lappend(order, by);
+        }
+        WindowClause* window = makeNode(WindowClause);
+        window->partitionClause = list_copy(partition);
+        window->orderClause = order;
+        window->frameOptions = FRAMEOPTION_DEFAULTS;
+        window->winref = 1;
+        inner->windowClause = list_make1(window);
+        WindowFunc* number = makeNode(WindowFunc);
+        number->winfnoid = F_ROW_NUMBER;
+        number->wintype = INT8OID;
+        number->winref = window->winref;
+        number->location = -1;
+        inner->hasWindowFuncs = true;
+        inner->distinctClause = NIL;
+        inner->hasDistinctOn = false;
+        inner->sortClause = NIL;
+        inner->limitCount = nullptr;
+        inner->limitOffset = nullptr;
+        const AttrNumber position =
+            add_output(inner, reinterpret_cast<Expr*>(number), unused_name(inner->targetList, "row_number"))->resno;
+        List* names = NIL;
+        foreach (lc, inner->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (!te->resjunk) names = lappend(names, makeString(pstrdup(te->resname)));
+        }
+        // The query over it: its output columns, the rows numbered first
+        // to last.
+        List* targets = NIL;
+        foreach (lc, q->targetList) {
+            auto* te = static_cast<TargetEntry*>(lfirst(lc));
+            if (te->resjunk) continue;
+            te->expr = reinterpret_cast<Expr*>(makeVarFromTargetEntry(1, te));
+            te->ressortgroupref = 0;
+            targets = lappend(targets, te);
+        }
+        q->targetList = targets;
+        q->distinctClause = NIL;
+        q->hasDistinctOn = false;
+        q->sortClause = NIL;
+        q->windowClause = NIL;
+        q->hasWindowFuncs = false;
+        q->limitCount = nullptr;
+        q->limitOffset = nullptr;
+        read_only(q, inner, "first", names);
+        auto bound = [&](int64 value, int16 strategy) {
+            Var* n = makeVar(1, position, INT8OID, -1, InvalidOid, 0);
+            Const* c = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(value), false, FLOAT8PASSBYVAL);
+            const Oid op = get_opfamily_member(INTEGER_BTREE_FAM_OID, INT8OID, INT8OID, strategy);
+            return reinterpret_cast<Node*>(make_opclause(op, BOOLOID, false, reinterpret_cast<Expr*>(n),
+                                                         reinterpret_cast<Expr*>(c), InvalidOid, InvalidOid));
+        };
+        if (first == last) {
+            q->jointree->quals = bound(first, BTEqualStrategyNumber);
+        } else {
+            List* bounds = NIL;
+            if (first > 1) bounds = lappend(bounds, bound(first, BTGreaterEqualStrategyNumber));
+            if (last != std::numeric_limits<int64>::max()) bounds = lappend(bounds, bound(last, BTLessEqualStrategyNumber));
+            q->jointree->quals = list_length(bounds) == 1 ? static_cast<Node*>(linitial(bounds))
+                                                          : reinterpret_cast<Node*>(make_andclause(bounds));
+        }
+    });
+}
 
 bool split_having_step(Query* q) {
     if (q->havingQual == nullptr || q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs ||

@@ -29,4 +29,15 @@ bool split_window_steps(Query* q);
 // view recompute the groups a change touched from their rows.
 bool split_having_step(Query* q);
 
+// q keeps the rows numbered `first` to `last` (from 1) in each partition
+// by `partition` (SortGroupClauses of its target list) in the order of
+// `order` (the same), then of its other output columns (which make the
+// choice among rows tied in `order` one, where PostgreSQL takes any;
+// `last` INT64_MAX: to the end):
+//   SELECT <its columns> FROM (<q, without ORDER BY, LIMIT, DISTINCT>,
+//   row_number() OVER (PARTITION BY .. ORDER BY ..)) first
+//   WHERE row_number BETWEEN first AND last
+// DISTINCT ON is the first row of its groups; a LATERAL subquery with
+// ORDER BY and LIMIT, correlated, the first rows of each correlation's.
+void keep_first_rows(Query* q, List* partition, List* order, int64 first, int64 last);
 }  // namespace ivm::pg

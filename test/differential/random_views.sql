@@ -190,14 +190,24 @@ BEGIN
         cols := cols || rel.cols;
     END LOOP;
     -- a LATERAL subquery over the relations before it: select-project-join
-    -- (expanded into the query), aggregating without GROUP BY (joined as
-    -- a scalar subquery is) or grouping (decorrelated)
+    -- (expanded into the query; keeping its first rows by ORDER BY ...
+    -- LIMIT, numbered in a window part; on the right of a LEFT JOIN,
+    -- decorrelated), aggregating without GROUP BY (joined as a scalar
+    -- subquery is) or grouping (decorrelated).  (ORDER BY its one output
+    -- column: rows tied in it are alike, as ivm and PostgreSQL may pick
+    -- different ones of tied rows.)
     IF depth < 2 AND ivm_dt.chance(10) THEN
         SELECT * INTO rel2 FROM ivm_dt.gen_sub_from(depth, cols, ctes);
         cond := ivm_dt.fresh('l');
         IF ivm_dt.chance(40) THEN
             kind := ivm_dt.pick_of(rel2.cols);
-            sql := format('%s, LATERAL (SELECT %s AS o0 FROM %s) %s', sql, split_part(kind, ' ', 1), rel2.sql, cond);
+            sql := format(CASE WHEN ivm_dt.chance(30) THEN '%s LEFT JOIN LATERAL (SELECT %s AS o0 FROM %s%s) %s ON true'
+                               ELSE '%s, LATERAL (SELECT %s AS o0 FROM %s%s) %s' END,
+                          sql, split_part(kind, ' ', 1), rel2.sql,
+                          CASE WHEN ivm_dt.chance(40)
+                               THEN ivm_dt.pick_of('{" ORDER BY 1 LIMIT 1"," ORDER BY 1 DESC LIMIT 2"," ORDER BY 1 LIMIT 2 OFFSET 1"}')
+                               ELSE '' END,
+                          cond);
             cols := cols || format('%s.o0 %s', cond, split_part(kind, ' ', 2));
         ELSIF ivm_dt.chance(50) THEN
             kind := ivm_dt.pick_of(rel2.cols);

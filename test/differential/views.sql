@@ -202,6 +202,11 @@ SELECT ivm.create_view('dt_lateral_sub', 'SELECT r.a, x.d, x.sum_b FROM r CROSS 
 SELECT ivm.create_view('dt_lateral_agg_sub', 'SELECT r.a, r.c, x.n, x.top FROM r, LATERAL (SELECT count(*) AS n, max(t.e) AS top FROM t WHERE t.d = r.b) x WHERE x.n < 3');
 SELECT ivm.create_view('dt_lateral_groups', 'SELECT r.a, x.e, x.n, x.top FROM r JOIN LATERAL (SELECT t.e, count(*) AS n, max(t.d) AS top FROM t WHERE t.d = r.b GROUP BY t.e) x ON x.n < 3');
 SELECT ivm.create_view('dt_lateral_grouped', 'SELECT x.e, count(*) AS n FROM r, LATERAL (SELECT t.e FROM t WHERE t.d = r.a) x GROUP BY x.e');
+-- keeping their first rows by ORDER BY ... LIMIT (a window part numbering
+-- each correlation's rows), and on the right of a LEFT JOIN
+SELECT ivm.create_view('dt_lateral_top', 'SELECT r.a, x.e, x.d FROM r, LATERAL (SELECT t.e, t.d FROM t WHERE t.d = r.b ORDER BY t.e DESC, t.d LIMIT 2) x');
+SELECT ivm.create_view('dt_lateral_left', 'SELECT r.a, x.d, x.e FROM r LEFT JOIN LATERAL (SELECT t.d, t.e FROM t WHERE t.d = r.b AND t.e <> ''x'' ORDER BY t.e, t.d LIMIT 1 OFFSET 1) x ON true');
+SELECT ivm.create_view('dt_lateral_left_agg', 'SELECT r.a, x.n FROM r LEFT JOIN LATERAL (SELECT count(*) AS n FROM s WHERE s.b = r.a) x ON true');
 SELECT ivm.create_view('dt_lateral_join', 'SELECT s.d, x FROM r JOIN s ON r.b = s.b, unnest(ARRAY[r.c, ''k'']) WITH ORDINALITY u(x, o) WHERE o = 1 OR s.d > 1');
 -- ARRAY(subquery) ordered by its value: (SELECT COALESCE(array_agg(...), '{}') ...)
 SELECT ivm.create_view('dt_latest', 'SELECT f.id, (SELECT r.c FROM r WHERE r.b = f.k ORDER BY r.a DESC, r.c LIMIT 1) AS c FROM f');
