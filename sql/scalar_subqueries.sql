@@ -19,6 +19,10 @@ SELECT ivm.create_view('pay_share', 'SELECT id, pay, round(100.0 * pay / (SELECT
 -- the groups' kept sums, not their rows
 SELECT ivm.create_view('big_depts', 'SELECT dept, sum(pay) AS total FROM emp GROUP BY dept HAVING sum(pay) > (SELECT sum(pay) * 0.3 FROM emp)');
 SELECT definition FROM ivm.views WHERE name = 'big_depts'::regclass;
+-- (not split where the query has a WITH query, which the aggregation's
+-- part takes along: the subquery read it after the split, 42P01; random
+-- views, seed 1812796004)
+SELECT ivm.create_view('paid_over', 'WITH paid AS (SELECT dept, pay FROM emp WHERE pay > 0) SELECT dept, sum(pay) AS total FROM paid GROUP BY dept HAVING sum(pay) > (SELECT avg(pay) FROM paid)');
 -- correlated by equality, compared in WHERE (TPC-H Q2, Q17)
 SELECT ivm.create_view('top_paid', 'SELECT e.id, e.dept FROM emp e WHERE e.pay = (SELECT max(x.pay) FROM emp x WHERE x.dept = e.dept)');
 SELECT ivm.create_view('under_half', 'SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.pay < (SELECT 0.5 * avg(x.pay) FROM emp x WHERE x.dept = d.id) + 30');

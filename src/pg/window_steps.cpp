@@ -275,6 +275,10 @@ bool split_having_step(Query* q) {
         q->rowMarks != NIL || q->hasRecursive)
         return false;
     if (q->hasSubLinks && !call([&] { return subqueries_only_in_having(q); })) return false;
+    // (the step over the aggregation reads no WITH query, which goes with
+    // the aggregation: HAVING's subqueries could not read one; random
+    // views, seed 1812796004, 42P01)
+    if (q->cteList != NIL && q->hasSubLinks) return false;
     // Otherwise the aggregation recomputes its groups, and a HAVING on
     // their rows costs nothing more.
     if (not_from_partial_state(reinterpret_cast<Node*>(q->targetList), nullptr) ||
