@@ -513,11 +513,11 @@ Query* validate_query(const char* query_text) {
     // (judged as join_subqueries will leave them)
     Query* judged = call([&] {
         auto* copy = static_cast<Query*>(copyObjectImpl(q));
-        lateral_rows_decorrelated(copy);
+        lateral_subqueries_as_joined(copy);
         return copy;
     });
     if (lateral_beside_outer_join(judged)) throw unsupported("LATERAL subqueries beside an outer join");
-    if (over_lateral_columns(judged))
+    if (over_lateral_columns(q))
         throw unsupported("functions in FROM and LATERAL subqueries over the columns of a LATERAL subquery");
     return q;
 }

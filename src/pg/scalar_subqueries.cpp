@@ -1203,14 +1203,17 @@ bool always_true(Node* quals) {
 // Decorrelates (decorrelate_lateral_rows) the LATERAL subqueries of FROM
 // item `node` that keep their first rows, under inner joins from the
 // view's FROM (`inner`) or on the right of a LEFT JOIN whose left side has
-// every item they read, and the select-project-join ones there too.  A
+// every item they read, and the select-project-join ones there too (under
+// inner joins only where the query has an outer join).  A
 // LEFT JOIN LATERAL of an aggregate without GROUP BY ON true, which yields
 // one row for every row before it, is an inner join.
 bool lateral_rows_in(Query* q, Node* node, bool inner) {
     if (IsA(node, RangeTblRef)) {
         const int rti = reinterpret_cast<RangeTblRef*>(node)->rtindex;
         const std::optional<KeptRows> kept = lateral_rows(rt_fetch(rti, q->rtable));
-        if (!inner || !kept || kept->all()) return false;  // (all, under inner joins: pulled up as they are)
+        // (all rows, under inner joins of a query without outer joins:
+        // expanded as they are)
+        if (!inner || !kept || (kept->all() && !has_outer_join(reinterpret_cast<Node*>(q->jointree)))) return false;
         decorrelate_lateral_rows(q, rti, *kept, nullptr);
         return true;
     }
@@ -1265,6 +1268,17 @@ bool lateral_rows_decorrelated(Query* q) {
     ListCell* lc;
     foreach (lc, q->jointree->fromlist) changed |= lateral_rows_in(q, static_cast<Node*>(lfirst(lc)), true);
     return changed;
+}
+
+void lateral_subqueries_as_joined(Query* q) {
+    while (lateral_rows_decorrelated(q) || lateral_groupings_decorrelated(q)) {
+    }
+    if (q->setOperations != nullptr || q->jointree == nullptr) return;
+    List* where = NIL;
+    List* found = NIL;
+    ListCell* lc;
+    foreach (lc, q->jointree->fromlist) without_lateral_aggregates(q, static_cast<Node*>(lfirst(lc)), &where, &found);
+    foreach (lc, found) rt_fetch(lfirst_int(lc), q->rtable)->lateral = false;
 }
 
 bool join_subqueries(Query* q) {

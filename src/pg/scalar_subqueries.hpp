@@ -27,5 +27,9 @@ bool join_subqueries(Query* q);
 // correlations (a subquery in FROM, numbered in a window part where it
 // keeps some rows).  Runs inside call().
 bool lateral_rows_decorrelated(Query* q);
+// q's LATERAL subqueries as join_subqueries will leave them (decorrelated,
+// or joined as scalar subqueries are: no longer LATERAL), for judging the
+// rest (a copy: the joins are not made whole).  Runs inside call().
+void lateral_subqueries_as_joined(Query* q);
 
 }  // namespace ivm::pg
