@@ -188,6 +188,9 @@ bool subqueries_only_in_having(Query* q) {
 void keep_first_rows(Query* q, List* partition, List* order, int64 first, int64 last) {
     call([&] {
         Query* inner = static_cast<Query*>(copyObjectImpl(q));
+        // (one level further down: its references to the queries around
+        // q, their columns and WITH queries, reach one more level up)
+        IncrementVarSublevelsUp(reinterpret_cast<Node*>(inner), 1, 1);
         order = list_copy(order);
         Index ref = 0;
         ListCell* lc;
