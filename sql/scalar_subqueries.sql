@@ -35,7 +35,15 @@ SELECT * FROM rich_top__ivm_part1 ORDER BY 1;
 -- two correlations, one across types (bigint = int)
 SELECT ivm.create_view('within_budget', 'SELECT d.id, d.name FROM dept d WHERE d.budget >= (SELECT sum(e.pay) FROM emp e WHERE d.id = e.dept AND e.id % 2 = d.id % 20 AND e.boss IS NOT NULL)');
 SELECT ivm.create_view('budget_keys', 'SELECT d.id, d.name FROM dept d WHERE d.budget > (SELECT sum(e.pay) FROM emp e WHERE e.dept::bigint = d.budget / 10)');
--- inside an IN subquery (TPC-H Q20)
+-- correlated otherwise than by equalities, by conditions that are NULL when
+-- the outer columns are (a rank, a running total): correlated by equality
+-- over the domain of those columns, SELECT DISTINCT ... FROM the outer
+-- table, a part of its own
+SELECT ivm.create_view('pay_above', 'SELECT e.id, (SELECT count(*) FROM emp x WHERE x.pay > e.pay) AS above FROM emp e');
+SELECT ivm.create_view('early_pay', 'SELECT d.id, (SELECT sum(x.pay) FROM emp x WHERE x.dept = d.id AND x.id * 100 <= d.budget) AS early FROM dept d');
+SELECT ivm.create_view('over_budget', 'SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id)');
+SELECT name, definition FROM ivm.views WHERE part_of = 'pay_above'::regclass ORDER BY name::text;
+SELECT * FROM pay_above ORDER BY 1;
 SELECT ivm.create_view('staffed', 'SELECT id, name FROM dept WHERE id IN (SELECT e.dept FROM emp e WHERE e.pay > (SELECT min(x.pay) FROM emp x WHERE x.dept = e.dept))');
 -- IN and NOT EXISTS over subqueries that aggregate or are set operations (TPC-H Q18)
 SELECT ivm.create_view('crowded', 'SELECT id, name FROM dept WHERE id IN (SELECT dept FROM emp GROUP BY dept HAVING count(*) >= 3)');
@@ -290,7 +298,7 @@ SELECT refused($$SELECT e.id, (SELECT rank() OVER (ORDER BY x.pay) FROM emp x WH
 -- over them could see two rows that its end does not have)
 SELECT refused($$SELECT id FROM emp WHERE dept = (SELECT DISTINCT dept FROM emp WHERE pay = (SELECT max(pay) FROM emp))$$);
 SELECT refused($$SELECT id FROM emp WHERE pay = (SELECT max(pay) FROM emp UNION SELECT max(budget) FROM dept)$$);
-SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id)$$);
+SELECT refused($$SELECT d.id FROM dept d WHERE d.budget > (SELECT max(pay) FROM emp e WHERE e.dept > d.id OR e.pay > 100)$$);
 SELECT refused($$SELECT count(*) AS n, (SELECT count(*) FROM site s WHERE s.dept < max(e.dept)) AS c FROM emp e$$);
 -- (EXISTS over no rows with a HAVING that holds there: true for an outer row with no inner rows)
 SELECT refused($$SELECT id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id HAVING count(*) = 0)$$);

@@ -467,6 +467,146 @@ void cross_join(Query* q, int rti) {
     q->jointree->fromlist = lappend(q->jointree->fromlist, ref);
 }
 
+// Whether `expr` is NULL whenever the outer column `var` is: it is that
+// column, or a strict operator or function with an argument that is.
+bool nulls_with_outer(Node* expr, const Var* var) {
+    if (IsA(expr, RelabelType)) return nulls_with_outer(reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(expr)->arg), var);
+    if (IsA(expr, Var)) return equal(expr, var);
+    List* args = NIL;
+    Oid function = InvalidOid;
+    if (IsA(expr, OpExpr)) {
+        args = reinterpret_cast<OpExpr*>(expr)->args;
+        function = get_opcode(reinterpret_cast<OpExpr*>(expr)->opno);
+    } else if (IsA(expr, FuncExpr)) {
+        args = reinterpret_cast<FuncExpr*>(expr)->args;
+        function = reinterpret_cast<FuncExpr*>(expr)->funcid;
+    }
+    if (!OidIsValid(function) || !func_strict(function)) return false;
+    ListCell* lc;
+    foreach (lc, args)
+        if (nulls_with_outer(static_cast<Node*>(lfirst(lc)), var)) return true;
+    return false;
+}
+
+// `expr` with the outer column `var` (one level up) read as `column`.
+struct OuterColumn {
+    const Var* var;
+    Var* column;
+};
+Node* with_column(Node* node, void* raw) {
+    if (node == nullptr) return nullptr;
+    const auto* c = static_cast<OuterColumn*>(raw);
+    if (IsA(node, Var) && equal(node, c->var)) return static_cast<Node*>(copyObjectImpl(c->column));
+    return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(with_column), raw);
+}
+Node* replace_outer_column(Node* expr, const Var* var, Var* column) {
+    OuterColumn c{var, column};
+    return with_column(expr, &c);
+}
+
+// A correlated scalar subquery whose WHERE compares columns of one outer
+// table otherwise than by equality, in conditions that are NULL when those
+// columns are (`x.t < r.a`, TPC-H-style running totals), is correlated by
+// equalities over the domain of those columns:
+//   (SELECT count(*) FROM t x WHERE x.t < r.a)
+// becomes
+//   (SELECT count(*) FROM t x, (SELECT DISTINCT a FROM r) d
+//    WHERE x.t < d.a AND d.a = r.a)
+// which is grouped by d.a and joined as any other.  An outer row whose a is
+// NULL finds no group, as it finds no row without: its value is the one
+// over no rows either way.  The domain is a part of its own.
+void correlate_over_domain(Query* q, Query* sub) {
+    List* kept = NIL;
+    List* theta = NIL;
+    int outer = 0;
+    ListCell* lc;
+    foreach (lc, conjuncts_of(sub->jointree->quals)) {
+        Node* condition = static_cast<Node*>(lfirst(lc));
+        Node *in = nullptr, *out = nullptr;
+        bool left = false;
+        if (!expression_reads_outer(condition) || correlation(condition, &in, &out, &left)) {
+            kept = lappend(kept, condition);
+            continue;
+        }
+        if (checkExprHasSubLink(condition) || contain_volatile_functions(condition)) return;
+        List* vars = pull_vars_of_level(condition, 1);
+        ListCell* vc;
+        foreach (vc, vars) {
+            if (!IsA(lfirst(vc), Var)) return;
+            const Var* v = static_cast<const Var*>(lfirst(vc));
+            if (v->varattno <= 0 || (outer != 0 && static_cast<int>(v->varno) != outer) ||
+                !nulls_with_outer(condition, v))
+                return;
+            outer = static_cast<int>(v->varno);
+        }
+        if (vars == NIL) return;  // (outer columns deeper down)
+        theta = lappend(theta, condition);
+    }
+    if (theta == NIL) return;
+    RangeTblEntry* table = rt_fetch(outer, q->rtable);
+    if (table->rtekind != RTE_RELATION) return;
+    // The domain: SELECT DISTINCT <the outer columns> FROM <the table>.
+    List* columns = NIL;  // of Var, as the outer query reads them
+    foreach (lc, theta) {
+        ListCell* vc;
+        foreach (vc, pull_vars_of_level(static_cast<Node*>(lfirst(lc)), 1)) {
+            bool seen = false;
+            ListCell* cc;
+            foreach (cc, columns) seen |= static_cast<Var*>(lfirst(cc))->varattno == static_cast<Var*>(lfirst(vc))->varattno;
+            if (!seen) columns = lappend(columns, lfirst(vc));
+        }
+    }
+    Query* domain = makeNode(Query);
+    domain->commandType = CMD_SELECT;
+    domain->querySource = QSRC_ORIGINAL;
+    domain->canSetTag = true;
+    auto* entry = static_cast<RangeTblEntry*>(copyObjectImpl(table));
+    entry->alias = makeAlias("__ivm_o", NIL);
+    entry->eref = makeAlias("__ivm_o", static_cast<List*>(copyObjectImpl(table->eref->colnames)));
+    entry->lateral = false;
+    domain->rtable = list_make1(entry);
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    domain->jointree = makeFromExpr(list_make1(ref), nullptr);
+    List* names = NIL;
+    Index sortref = 0;
+    foreach (lc, columns) {
+        const Var* v = static_cast<const Var*>(lfirst(lc));
+        Var* read = makeVar(1, v->varattno, v->vartype, v->vartypmod, v->varcollid, 0);
+        char* name = psprintf("__ivm_domain_%d", list_length(names) + 1);
+        TargetEntry* te = makeTargetEntry(reinterpret_cast<Expr*>(read), static_cast<AttrNumber>(list_length(names) + 1), name, false);
+        te->ressortgroupref = ++sortref;
+        domain->targetList = lappend(domain->targetList, te);
+        SortGroupClause* distinct = grouping(v->vartype, te->ressortgroupref);
+        if (!OidIsValid(distinct->eqop) || !op_mergejoinable(distinct->eqop, v->vartype)) return;
+        domain->distinctClause = lappend(domain->distinctClause, distinct);
+        names = lappend(names, makeString(name));
+    }
+    sub->rtable = lappend(sub->rtable, subquery_entry(domain, "__ivm_domain", names));
+    const int d = list_length(sub->rtable);
+    RangeTblRef* dref = makeNode(RangeTblRef);
+    dref->rtindex = d;
+    sub->jointree->fromlist = lappend(sub->jointree->fromlist, dref);
+    // The conditions read the domain's columns; each equals the outer one.
+    int k = 0;
+    foreach (lc, columns) {
+        const Var* v = static_cast<const Var*>(lfirst(lc));
+        ++k;
+        Var* column = makeVar(d, static_cast<AttrNumber>(k), v->vartype, v->vartypmod, v->varcollid, 0);
+        ListCell* tc;
+        foreach (tc, theta) {
+            Node* before = static_cast<Node*>(lfirst(tc));
+            lfirst(tc) = replace_outer_column(before, v, column);
+        }
+        const Oid equals = lookup_type_cache(v->vartype, TYPECACHE_EQ_OPR)->eq_opr;
+        auto* same = reinterpret_cast<OpExpr*>(make_opclause(equals, BOOLOID, false, reinterpret_cast<Expr*>(copyObjectImpl(column)),
+                                                             reinterpret_cast<Expr*>(copyObjectImpl(v)), InvalidOid, v->varcollid));
+        same->opfuncid = get_opcode(equals);
+        kept = lappend(kept, same);
+    }
+    sub->jointree->quals = and_of(list_concat(kept, theta));
+}
+
 // The scalar subquery `link` of lv->q as a FROM item; returns what reads
 // its value.
 Node* join_scalar(Level* lv, SubLink* link) {
@@ -480,6 +620,7 @@ Node* join_scalar(Level* lv, SubLink* link) {
                           "A correlated scalar subquery is maintained when it aggregates its rows (such as max(...) or "
                           "sum(...)), also by groups, or yields at most one row for each outer row (as WHERE "
                           "inner.key = outer.key does).");
+    correlate_over_domain(q, sub);
     const Correlations c = correlations_of(sub, "scalar subqueries", true);
     sub->jointree->quals = and_of(c.kept);
     if (reads_outer_columns(sub))

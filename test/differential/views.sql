@@ -213,6 +213,9 @@ SELECT ivm.create_view('dt_latest', 'SELECT f.id, (SELECT r.c FROM r WHERE r.b =
 SELECT ivm.create_view('dt_array', 'SELECT f.id, ARRAY(SELECT r.c FROM r WHERE r.b = f.k ORDER BY r.a DESC, r.c) AS cs FROM f');
 -- EXISTS in the select list: the scalar subquery (SELECT 0 < count(*) ...)
 SELECT ivm.create_view('dt_exists_value', 'SELECT r.a, EXISTS (SELECT 1 FROM s WHERE s.b = r.b AND s.d > 0) AS has_s, NOT EXISTS (SELECT 1 FROM t WHERE t.d = r.a) AS no_t FROM r');
+-- correlated otherwise than by equalities: over the domain of the outer columns
+SELECT ivm.create_view('dt_scalar_theta', 'SELECT r.a, (SELECT count(*) FROM s WHERE s.d < r.b) AS n, (SELECT sum(t.d) FROM t WHERE t.d >= r.a AND t.e = r.c) AS m FROM r');
+SELECT ivm.create_view('dt_scalar_theta_where', 'SELECT f.id FROM f WHERE f.v > (SELECT count(*) FROM r WHERE r.a BETWEEN f.k - 1 AND f.k + 1)');
 SELECT ivm.create_view('dt_scalar_const', 'SELECT f.id, f.v FROM f WHERE f.v <= (SELECT x FROM dim2 WHERE name = ''p'')');
 -- deferred views: their writes only logged, applied now and then by a
 -- check (ivm_dt.compile_checks), inside transactions and subtransactions too
