@@ -1110,10 +1110,12 @@ bool lateral_aggregate(const RangeTblEntry* rte) {
            plain_select(rte->subquery, true) && rte->subquery->distinctClause == NIL && rte->subquery->cteList == NIL;
 }
 
-// A LATERAL subquery's correlations with the items before it, taken out of
-// its WHERE (their outer sides moved up); refuses one that reads those
-// items otherwise.
-Correlations lateral_correlations(Query* sub) {
+// A LATERAL subquery's correlations with the items before it (of q),
+// taken out of its WHERE (their outer sides moved up; others made
+// equalities over a domain as a scalar subquery's are); refuses one that
+// reads those items otherwise.
+Correlations lateral_correlations(Query* q, Query* sub) {
+    correlate_over_domain(q, sub);
     Correlations c = correlations_of(sub, "LATERAL subqueries", true);
     sub->jointree->quals = and_of(c.kept);
     if (reads_outer_columns(sub))
@@ -1159,7 +1161,7 @@ void join_lateral_aggregate(Query* q, int rti) {
     ListCell* lc;
     foreach (lc, sub->targetList)
         if (!static_cast<TargetEntry*>(lfirst(lc))->resjunk) values = lappend(values, lfirst(lc));
-    const Correlations c = lateral_correlations(sub);
+    const Correlations c = lateral_correlations(q, sub);
     List* empties = NIL;
     if (c.inner != NIL)
         foreach (lc, values) empties = lappend(empties, value_over_no_rows(sub, static_cast<TargetEntry*>(lfirst(lc))));
@@ -1217,7 +1219,7 @@ bool under_inner_joins(Node* node, int rti) {
 void decorrelate_lateral_grouping(Query* q, int rti) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
     Query* sub = rte->subquery;
-    const Correlations c = lateral_correlations(sub);
+    const Correlations c = lateral_correlations(q, sub);
     const int first = group_by_inner_sides(sub, c, "__ivm_lateral");
     for (int k = 0; k < list_length(c.inner); ++k)
         rte->eref->colnames =
@@ -1305,7 +1307,7 @@ Relids entries_under(Node* node) {
 void decorrelate_lateral_rows(Query* q, int rti, const KeptRows& kept, JoinExpr* left_join) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
     Query* sub = rte->subquery;
-    const Correlations c = lateral_correlations(sub);
+    const Correlations c = lateral_correlations(q, sub);
     // (a row whose key is NULL meets no outer row; left out, the key is
     // never NULL, and a recompute of its partitions finds their rows
     // through an index on it)
