@@ -102,6 +102,9 @@ SELECT ivm.create_view('lat_agg_left', 'SELECT h.id, s.n, s.top FROM shop h LEFT
 SELECT ivm.create_view('lat_beside', 'SELECT h.id, s.amount FROM shop h FULL JOIN sale y ON y.id = h.id, LATERAL (SELECT x.amount FROM sale x WHERE x.shop = h.id AND x.amount > 40) s');
 SELECT ivm.create_view('lat_agg_beside', 'SELECT h.id, y.amount, s.n FROM shop h LEFT JOIN sale y ON y.id = h.id, LATERAL (SELECT count(*) AS n FROM sale x WHERE x.shop = y.shop) s');
 SELECT ivm.create_view('lat_group_beside', 'SELECT h.id, y.id AS sale, s.big, s.n FROM shop h LEFT JOIN sale y ON y.id = h.id JOIN LATERAL (SELECT x.amount > 20 AS big, count(*) AS n FROM sale x WHERE x.shop = h.id GROUP BY 1) s ON true');
+-- (a LEFT JOIN LATERAL reading an item before its join: the items before
+-- it join its left side first)
+SELECT ivm.create_view('lat_left_earlier', 'SELECT h.id, y.id AS sale, s.amount FROM shop h, sale y LEFT JOIN LATERAL (SELECT x.amount FROM sale x WHERE x.shop = h.id AND x.id = y.id + 4 ORDER BY 1 LIMIT 1) s ON true WHERE y.id < 12');
 -- (correlated otherwise than by equality, over the domain of the outer
 -- columns as a scalar subquery is)
 SELECT ivm.create_view('lat_theta_top', 'SELECT h.id, s.amount FROM shop h, LATERAL (SELECT x.amount FROM sale x WHERE x.shop >= h.id ORDER BY x.amount DESC LIMIT 1) s');
@@ -121,21 +124,19 @@ INSERT INTO sale VALUES (34, 5, 12), (35, 5, 13), (36, NULL, 80);
 DELETE FROM shop WHERE id = 2;
 SELECT ivm_check('lat_top'), ivm_check('lat_top_left'), ivm_check('lat_left'), ivm_check('lat_left_on'), ivm_check('lat_agg_left'),
        ivm_check('lat_beside'), ivm_check('lat_agg_beside'), ivm_check('lat_group_beside'), ivm_check('lat_top_with'),
-       ivm_check('lat_theta_top'), ivm_check('lat_theta_agg');
+       ivm_check('lat_theta_top'), ivm_check('lat_theta_agg'), ivm_check('lat_left_earlier');
 SELECT * FROM lat_agg_beside ORDER BY 1;
 SELECT * FROM lat_top ORDER BY 1, 3 DESC;
 SELECT * FROM lat_top_left ORDER BY 1;
 SELECT * FROM lat_agg_left ORDER BY 1;
 SELECT ivm.drop_view(v) FROM unnest(ARRAY['lat_top', 'lat_top_left', 'lat_left', 'lat_left_on', 'lat_agg_left', 'lat_beside',
                                           'lat_agg_beside', 'lat_group_beside', 'lat_top_with',
-                                          'lat_theta_top', 'lat_theta_agg']) v;
+                                          'lat_theta_top', 'lat_theta_agg', 'lat_left_earlier']) v;
 -- refused: FETCH FIRST WITH TIES, LIMIT without ORDER BY, a correlation
--- that is not NULL with the outer column, a LEFT JOIN's LATERAL reading the
--- items beside it
+-- that is not NULL with the outer column
 SELECT refused($$SELECT h.id, s.id AS sale FROM shop h, LATERAL (SELECT x.id FROM sale x WHERE x.shop = h.id ORDER BY x.amount FETCH FIRST 1 ROWS WITH TIES) s$$);
 SELECT refused($$SELECT h.id, s.id AS sale FROM shop h, LATERAL (SELECT x.id FROM sale x WHERE x.shop = h.id LIMIT 1) s$$);
 SELECT refused($$SELECT h.id, s.id AS sale FROM shop h, LATERAL (SELECT x.id FROM sale x WHERE x.amount > h.id OR x.id = 1 ORDER BY x.amount LIMIT 1) s$$);
-SELECT refused($$SELECT h.id, s.id AS sale FROM shop h, sale y LEFT JOIN LATERAL (SELECT x.id FROM sale x WHERE x.shop = h.id) s ON true$$);
 DROP TABLE shop, sale;
 -- refused: one reading the items before it outside its WHERE's
 -- equalities, or under an outer join

@@ -1405,9 +1405,46 @@ bool lateral_aggregates_joined(Query* q) {
 
 }  // namespace
 
+namespace {
+
+// A LEFT JOIN LATERAL that is an item of the view's FROM and reads items
+// before it there (FROM a, b LEFT JOIN LATERAL (... a.x ...) s ON ...):
+// those items join its left side first (FROM (a CROSS JOIN b) LEFT JOIN
+// ...), the same rows, where its ON may read them.
+bool earlier_items_joined(Query* q) {
+    List* items = q->jointree->fromlist;
+    for (int i = 1; i < list_length(items); ++i) {
+        auto* j = static_cast<JoinExpr*>(list_nth(items, i));
+        if (!IsA(j, JoinExpr) || j->jointype != JOIN_LEFT || !IsA(j->rarg, RangeTblRef)) continue;
+        const RangeTblEntry* rte = rt_fetch(reinterpret_cast<RangeTblRef*>(j->rarg)->rtindex, q->rtable);
+        if (rte->rtekind != RTE_SUBQUERY || !rte->lateral) continue;
+        const Relids read = pull_varnos_of_level(nullptr, reinterpret_cast<Node*>(rte->subquery), 1);
+        if (bms_is_subset(read, entries_under(j->larg))) continue;
+        // (a new LEFT JOIN over the new inner ones: PostgreSQL's deparser
+        // wants a join's entry after its inputs'; the old one's columns
+        // read as what they stand for)
+        flatten_join_columns(q);  // (a copy of the tree)
+        items = q->jointree->fromlist;
+        j = static_cast<JoinExpr*>(list_nth(items, i));
+        Node* left = static_cast<Node*>(linitial(items));
+        for (int k = 1; k <= i; ++k) {
+            Node* next = k < i ? static_cast<Node*>(list_nth(items, k)) : j->larg;
+            left = reinterpret_cast<Node*>(new_join(q, JOIN_INNER, left, next, nullptr));
+        }
+        JoinExpr* joined = new_join(q, JOIN_LEFT, left, j->rarg, j->quals);
+        leave_out_of_from(rt_fetch(j->rtindex, q->rtable));
+        q->jointree->fromlist = lcons(joined, list_copy_tail(items, i + 1));
+        describe_joins(q, reinterpret_cast<Node*>(q->jointree));
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 bool lateral_rows_decorrelated(Query* q) {
     if (q->setOperations != nullptr || q->jointree == nullptr) return false;
-    bool changed = false;
+    bool changed = earlier_items_joined(q);
     ListCell* lc;
     foreach (lc, q->jointree->fromlist) changed |= lateral_rows_in(q, static_cast<Node*>(lfirst(lc)), true);
     return changed;
