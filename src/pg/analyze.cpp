@@ -1,5 +1,4 @@
 #include "pg/analyze.hpp"
-#include "pg/scalar_subqueries.hpp"
 
 #include "pg/aggregate_expressions.hpp"
 
@@ -16,6 +15,7 @@
 #include "pg/maintain.hpp"
 #include "pg/occurrences.hpp"
 #include "pg/program.hpp"
+#include "pg/scalar_subqueries.hpp"
 
 extern "C" {
 #include "rewrite/rewriteManip.h"
