@@ -109,13 +109,6 @@ SortGroupClause* grouping(Oid type, Index ref) {
     return g;
 }
 
-Index next_sort_group_ref(const List* targets) {
-    Index ref = 0;
-    ListCell* lc;
-    foreach (lc, targets) ref = std::max(ref, static_cast<TargetEntry*>(lfirst(lc))->ressortgroupref);
-    return ref + 1;
-}
-
 Node* and_of(List* conditions) {
     if (conditions == NIL) return nullptr;
     return reinterpret_cast<Node*>(make_ands_explicit(conditions));
@@ -265,15 +258,19 @@ int add_grouped(Query* q, Query* sub, const Correlations& c, List* values) {
     return list_length(q->rtable);
 }
 
+NullTest* null_test(Expr* arg, NullTestType type) {
+    NullTest* test = makeNode(NullTest);
+    test->arg = arg;
+    test->nulltesttype = type;
+    test->location = -1;
+    return test;
+}
+
 // CASE WHEN <key> IS NULL THEN <empty> ELSE <value> END: a joined key is
 // never NULL (it equals the outer one).
 Node* or_when_missing(Var* key, Var* value, Const* empty) {
-    NullTest* missing = makeNode(NullTest);
-    missing->arg = reinterpret_cast<Expr*>(key);
-    missing->nulltesttype = IS_NULL;
-    missing->location = -1;
     CaseWhen* when = makeNode(CaseWhen);
-    when->expr = reinterpret_cast<Expr*>(missing);
+    when->expr = reinterpret_cast<Expr*>(null_test(reinterpret_cast<Expr*>(key), IS_NULL));
     when->result = reinterpret_cast<Expr*>(empty);
     when->location = -1;
     CaseExpr* choice = makeNode(CaseExpr);
@@ -347,6 +344,16 @@ bool reads_only_entry(Node* node, void* raw) {
     return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_only_entry), raw);
 }
 
+// The outer query's table entry `rte` as the only FROM item of a query
+// under the subquery (named __ivm_o there).
+RangeTblEntry* outer_table_entry(const RangeTblEntry* rte) {
+    auto* entry = static_cast<RangeTblEntry*>(copyObjectImpl(rte));
+    entry->alias = makeAlias("__ivm_o", NIL);
+    entry->eref = makeAlias("__ivm_o", static_cast<List*>(copyObjectImpl(rte->eref->colnames)));
+    entry->lateral = false;
+    return entry;
+}
+
 // A correlated scalar subquery becomes a part holding its value for every
 // key, where the outer query reads only the keys of its rows.  When its
 // correlations read one table of the outer FROM (not under an outer join)
@@ -399,11 +406,8 @@ void restrict_to_outer_rows(Query* q, Query* sub, const Correlations& c) {
         conditions = lappend(conditions, eq);
         ++k;
     }
-    auto* entry = static_cast<RangeTblEntry*>(copyObjectImpl(rte));
-    entry->alias = makeAlias("__ivm_o", NIL);
-    entry->eref = makeAlias("__ivm_o", static_cast<List*>(copyObjectImpl(rte->eref->colnames)));
     Node* restriction = and_of(conditions);
-    SubLink* exists = exists_over(entry, restriction);
+    SubLink* exists = exists_over(outer_table_entry(rte), restriction);
     reinterpret_cast<Query*>(exists->subselect)->hasSubLinks = checkExprHasSubLink(restriction);
     sub->jointree->quals = and_of(lappend(conjuncts_of(sub->jointree->quals), exists));
     sub->hasSubLinks = true;
@@ -518,6 +522,7 @@ Node* replace_outer_column(Node* expr, const Var* var, Var* column) {
 void correlate_over_domain(Query* q, Query* sub) {
     List* kept = NIL;
     List* theta = NIL;
+    List* columns = NIL;  // the outer columns they read (Vars as the outer query reads them), each once
     int outer = 0;
     ListCell* lc;
     foreach (lc, conjuncts_of(sub->jointree->quals)) {
@@ -538,6 +543,10 @@ void correlate_over_domain(Query* q, Query* sub) {
                 !nulls_with_outer(condition, v))
                 return;
             outer = static_cast<int>(v->varno);
+            bool seen = false;
+            ListCell* cc;
+            foreach (cc, columns) seen |= static_cast<const Var*>(lfirst(cc))->varattno == v->varattno;
+            if (!seen) columns = lappend(columns, lfirst(vc));
         }
         if (vars == NIL) return;  // (outer columns deeper down)
         theta = lappend(theta, condition);
@@ -546,25 +555,11 @@ void correlate_over_domain(Query* q, Query* sub) {
     RangeTblEntry* table = rt_fetch(outer, q->rtable);
     if (table->rtekind != RTE_RELATION) return;
     // The domain: SELECT DISTINCT <the outer columns> FROM <the table>.
-    List* columns = NIL;  // of Var, as the outer query reads them
-    foreach (lc, theta) {
-        ListCell* vc;
-        foreach (vc, pull_vars_of_level(static_cast<Node*>(lfirst(lc)), 1)) {
-            bool seen = false;
-            ListCell* cc;
-            foreach (cc, columns) seen |= static_cast<Var*>(lfirst(cc))->varattno == static_cast<Var*>(lfirst(vc))->varattno;
-            if (!seen) columns = lappend(columns, lfirst(vc));
-        }
-    }
     Query* domain = makeNode(Query);
     domain->commandType = CMD_SELECT;
     domain->querySource = QSRC_ORIGINAL;
     domain->canSetTag = true;
-    auto* entry = static_cast<RangeTblEntry*>(copyObjectImpl(table));
-    entry->alias = makeAlias("__ivm_o", NIL);
-    entry->eref = makeAlias("__ivm_o", static_cast<List*>(copyObjectImpl(table->eref->colnames)));
-    entry->lateral = false;
-    domain->rtable = list_make1(entry);
+    domain->rtable = list_make1(outer_table_entry(table));
     RangeTblRef* ref = makeNode(RangeTblRef);
     ref->rtindex = 1;
     domain->jointree = makeFromExpr(list_make1(ref), nullptr);
@@ -1210,6 +1205,20 @@ bool under_inner_joins(Node* node, int rti) {
     return j->jointype == JOIN_INNER && (under_inner_joins(j->larg, rti) || under_inner_joins(j->rarg, rti));
 }
 
+// The LATERAL subquery `rti`, its correlations' inner sides shown from
+// column `first` on, no longer LATERAL: joined on them, in WHERE or in
+// `left_join`'s condition.
+void join_on_keys(Query* q, int rti, const Correlations& c, int first, JoinExpr* left_join) {
+    RangeTblEntry* rte = rt_fetch(rti, q->rtable);
+    for (int k = 0; k < list_length(c.inner); ++k)
+        rte->eref->colnames = lappend(
+            rte->eref->colnames, makeString(list_nth_node(TargetEntry, rte->subquery->targetList, first - 1 + k)->resname));
+    read_keys(c, rti, first);
+    Node*& quals = left_join != nullptr ? left_join->quals : q->jointree->quals;
+    quals = and_of(list_concat(conjuncts_of(quals), c.equalities));
+    rte->lateral = false;
+}
+
 // A LATERAL subquery that groups, correlated by equalities of its WHERE
 // (inner = outer), is the same subquery grouped by their inner sides too
 // (output columns after its own) and joined on them in WHERE: each row
@@ -1220,13 +1229,7 @@ void decorrelate_lateral_grouping(Query* q, int rti) {
     RangeTblEntry* rte = rt_fetch(rti, q->rtable);
     Query* sub = rte->subquery;
     const Correlations c = lateral_correlations(q, sub);
-    const int first = group_by_inner_sides(sub, c, "__ivm_lateral");
-    for (int k = 0; k < list_length(c.inner); ++k)
-        rte->eref->colnames =
-            lappend(rte->eref->colnames, makeString(list_nth_node(TargetEntry, sub->targetList, first - 1 + k)->resname));
-    read_keys(c, rti, first);
-    q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), c.equalities));
-    rte->lateral = false;
+    join_on_keys(q, rti, c, group_by_inner_sides(sub, c, "__ivm_lateral"), nullptr);
 }
 
 // Each LATERAL subquery of the view's own FROM that groups, under inner
@@ -1313,10 +1316,7 @@ void decorrelate_lateral_rows(Query* q, int rti, const KeptRows& kept, JoinExpr*
     // through an index on it)
     ListCell* lc;
     foreach (lc, c.inner) {
-        NullTest* test = makeNode(NullTest);
-        test->arg = static_cast<Expr*>(copyObjectImpl(lfirst(lc)));
-        test->nulltesttype = IS_NOT_NULL;
-        test->location = -1;
+        NullTest* test = null_test(static_cast<Expr*>(copyObjectImpl(lfirst(lc))), IS_NOT_NULL);
         sub->jointree->quals = and_of(lappend(conjuncts_of(sub->jointree->quals), test));
     }
     const int first = group_by_inner_sides(sub, c, "__ivm_lateral");
@@ -1327,15 +1327,7 @@ void decorrelate_lateral_rows(Query* q, int rti, const KeptRows& kept, JoinExpr*
     } else {
         keep_first_rows(sub, partition, sub->sortClause, kept.first, kept.last);
     }
-    for (int k = 0; k < list_length(c.inner); ++k)
-        rte->eref->colnames =
-            lappend(rte->eref->colnames, makeString(list_nth_node(TargetEntry, sub->targetList, first - 1 + k)->resname));
-    read_keys(c, rti, first);
-    if (left_join != nullptr)
-        left_join->quals = and_of(list_concat(conjuncts_of(left_join->quals), c.equalities));
-    else
-        q->jointree->quals = and_of(list_concat(conjuncts_of(q->jointree->quals), c.equalities));
-    rte->lateral = false;
+    join_on_keys(q, rti, c, first, left_join);
 }
 
 bool always_true(Node* quals) {

@@ -484,6 +484,13 @@ Var* read_output(List** outputs, Node* expr, const char* prefix) {
     return makeVarFromTargetEntry(1, te);
 }
 
+Index next_sort_group_ref(const List* targets) {
+    Index ref = 0;
+    ListCell* lc;
+    foreach (lc, targets) ref = std::max(ref, static_cast<TargetEntry*>(lfirst(lc))->ressortgroupref);
+    return ref + 1;
+}
+
 TargetEntry* add_output(Query* q, Expr* expr, const char* name) {
     List* shown = NIL;
     List* junk = NIL;

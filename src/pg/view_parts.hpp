@@ -46,6 +46,8 @@ Var* read_output(List** outputs, Node* expr, const char* prefix);
 // (renumbered after it: an output's resno is its column).  Runs inside
 // call().
 TargetEntry* add_output(Query* q, Expr* expr, const char* name);
+// A sort/group reference no target entry of `targets` has yet.
+Index next_sort_group_ref(const List* targets);
 
 // q reads `sub` (named `alias`, its columns `names`) as its only FROM
 // item, with no condition: how a query moves into FROM to get a part.

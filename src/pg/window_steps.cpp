@@ -192,9 +192,8 @@ void keep_first_rows(Query* q, List* partition, List* order, int64 first, int64 
         // q, their columns and WITH queries, reach one more level up)
         IncrementVarSublevelsUp(reinterpret_cast<Node*>(inner), 1, 1);
         order = list_copy(order);
-        Index ref = 0;
+        Index ref = next_sort_group_ref(inner->targetList);
         ListCell* lc;
-        foreach (lc, inner->targetList) ref = std::max(ref, static_cast<TargetEntry*>(lfirst(lc))->ressortgroupref);
         foreach (lc, inner->targetList) {  // the other output columns, as tie-breakers
             auto* te = static_cast<TargetEntry*>(lfirst(lc));
             if (te->resjunk || (te->ressortgroupref != 0 &&
@@ -205,7 +204,7 @@ void keep_first_rows(Query* q, List* partition, List* order, int64 first, int64 
             SortGroupClause* by = makeNode(SortGroupClause);
             get_sort_group_operators(type, false, false, false, &by->sortop, &by->eqop, nullptr, &by->hashable);
             if (!OidIsValid(by->sortop)) continue;
-            if (te->ressortgroupref == 0) te->ressortgroupref = ++ref;
+            if (te->ressortgroupref == 0) te->ressortgroupref = ref++;
             by->tleSortGroupRef = te->ressortgroupref;
             by->nulls_first = false;
             order = lappend(order, by);
