@@ -50,6 +50,10 @@ std::string counted_rows(const Source& source, const std::string& relation, cons
 using Role = Source::Role;
 using Shape = CountingView::Shape;
 
+// A transition table as a subquery (OFFSET 0 keeps it one) that a
+// parameterized plan can rescan, which a transition table scan cannot be.
+std::string rescannable(const std::string& rows) { return "(SELECT * FROM " + rows + " OFFSET 0)"; }
+
 // A non-linear occurrence as it was before the statement, as true rows:
 // the rows there are now less one for each equal row the statement
 // inserted, and the rows it deleted.  Rows are matched by their unique key
@@ -88,7 +92,7 @@ std::string rows_before(const Source& source, const std::string& now, const std:
     };
     const std::string ranked = "pg_catalog.row_number() OVER (PARTITION BY " + values("__ivm_i") + ")" + sql::op("-") + "1";
     auto deleted_rows = [&](const std::string& more) {
-        return "SELECT " + cols + ", " + count + more + " FROM (SELECT * FROM " + deleted + " OFFSET 0) __ivm_r" +
+        return "SELECT " + cols + ", " + count + more + " FROM " + rescannable(deleted) + " __ivm_r" +
                shown(source);
     };
     if (large) {
@@ -144,8 +148,11 @@ std::string source_query(const CountingView& view, const Block& block, std::size
         case State::Delta:
             return counted_rows(source, inserted, "1") + " UNION ALL " + counted_rows(source, deleted, "-1");
         case State::Before:
-            return counted_rows(source, now, "1") + " UNION ALL " + counted_rows(source, inserted, "-1") +
-                   " UNION ALL " + counted_rows(source, deleted, "1");
+            // (rescannable: a join can look the table as it was up through
+            // its index, per row of a few changed ones, where a transition
+            // table in the append had it read the whole table.)
+            return counted_rows(source, now, "1") + " UNION ALL " + counted_rows(source, rescannable(inserted), "-1") +
+                   " UNION ALL " + counted_rows(source, rescannable(deleted), "1");
     }
     throw Error(sqlstate::internal_error, "unknown source state");
 }

@@ -4,6 +4,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
 #include "pg/relations.hpp"
+#include "pg/view_parts.hpp"
 
 extern "C" {
 #include "optimizer/optimizer.h"
@@ -352,18 +353,52 @@ Node* move_into_subquery(Node* node, void* raw) {
     return expression_tree_mutator(node, reinterpret_cast<Node* (*)()>(move_into_subquery), raw);
 }
 
+// A change filter's subquery keeps its conditions on its own rows and its
+// correlations by equality, and drops those by anything else where one by
+// equality stays (`keep`, a conjunct's index or -1, stays whatever it
+// is).  The filter then holds for more outer rows, which is exact: it
+// only limits the rows the query is computed over, now and before, and
+// the others' difference is nothing.  But the planner can take it as a
+// join on the equality, from the few changed rows to the outer rows
+// through an index: TPC-H Q21's `l2.l_suppkey <> l1.l_suppkey` beside
+// `l2.l_orderkey = l1.l_orderkey` had it read lineitem as it was, whole,
+// and probe the change for each row, four times per change.
+void keep_equality_correlations(Query* sub, int keep) {
+    List* kept = NIL;
+    bool equality = false, dropped = false;
+    int c = 0;
+    ListCell* lc;
+    foreach (lc, conjuncts_of(sub->jointree->quals)) {
+        Node* conjunct = static_cast<Node*>(lfirst(lc));
+        Node *inner, *outer;
+        bool inner_left;
+        if (c++ == keep || !expression_reads_outer(conjunct)) {
+            kept = lappend(kept, conjunct);
+        } else if (correlation(conjunct, &inner, &outer, &inner_left)) {
+            kept = lappend(kept, conjunct);
+            equality = true;
+        } else {
+            dropped = true;
+        }
+    }
+    if (equality && dropped) sub->jointree->quals = reinterpret_cast<Node*>(make_ands_explicit(kept));
+}
+
 // The innermost subquery with the occurrence read from the changed rows;
 // each enclosing one with the conjunct that held the inner subquery
 // replaced by the inner filter.
 Node* nested_filter(const Occurrence& o, const char* changed) {
     const std::size_t m = o.path.size();
     auto* inner = static_cast<SubLink*>(copyObjectImpl(o.path[m - 1].link));
-    rt_fetch(o.rtindex, reinterpret_cast<Query*>(inner->subselect)->rtable)->ctename = pstrdup(changed);
+    Query* innermost = reinterpret_cast<Query*>(inner->subselect);
+    rt_fetch(o.rtindex, innermost->rtable)->ctename = pstrdup(changed);
+    keep_equality_correlations(innermost, -1);
     Node* filter = filter_of(inner);
     for (std::size_t j = m - 1; j-- > 0;) {
         auto* outer = static_cast<SubLink*>(copyObjectImpl(o.path[j].link));
         Query* sub = reinterpret_cast<Query*>(outer->subselect);
         sub->jointree->quals = replace_conjunct(sub->jointree->quals, o.path[j + 1].conjunct, filter);
+        keep_equality_correlations(sub, o.path[j + 1].conjunct);
         filter = filter_of(outer);
     }
     return filter;

@@ -67,39 +67,6 @@ bool null_with(Node* expr, const SubLink* link) {
     return false;
 }
 
-// Whether an expression of a subquery reads anything but columns of its
-// outer query (one level up): its own columns, aggregates, subqueries.
-bool reads_not_only_outer(Node* node, void*) {
-    if (node == nullptr) return false;
-    if (IsA(node, Var)) return reinterpret_cast<Var*>(node)->varlevelsup != 1;
-    if (IsA(node, Aggref) || IsA(node, GroupingFunc) || IsA(node, PlaceHolderVar) || IsA(node, SubLink) ||
-        IsA(node, Param))
-        return true;
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reads_not_only_outer), nullptr);
-}
-
-// A condition `inner = outer` (either way round) with a btree equality,
-// the inner side reading the subquery's own columns, the outer side its
-// outer query's.
-bool correlation(Node* conjunct, Node** inner, Node** outer, bool* inner_left) {
-    if (!IsA(conjunct, OpExpr) || list_length(reinterpret_cast<OpExpr*>(conjunct)->args) != 2) return false;
-    auto* op = reinterpret_cast<OpExpr*>(conjunct);
-    Node* left = static_cast<Node*>(linitial(op->args));
-    Node* right = static_cast<Node*>(lsecond(op->args));
-    if (!op_mergejoinable(op->opno, exprType(left))) return false;
-    for (const bool l : {true, false}) {
-        Node* in = l ? left : right;
-        Node* out = l ? right : left;
-        if (reads_not_only_outer(out, nullptr) || contain_volatile_functions(out)) continue;
-        if (checkExprHasSubLink(in) || contain_volatile_functions(in) || expression_reads_outer(in)) continue;
-        *inner = in;
-        *outer = out;
-        *inner_left = l;
-        return true;
-    }
-    return false;
-}
-
 // Grouping by an expression of type `type`, tleSortGroupRef `ref`.
 SortGroupClause* grouping(Oid type, Index ref) {
     SortGroupClause* g = makeNode(SortGroupClause);

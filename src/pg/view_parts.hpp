@@ -79,4 +79,9 @@ bool reads_outer_query(Query* sub);
 bool reads_outer_with(Query* sub);
 bool expression_reads_outer(Node* expr);
 
+// A condition `inner = outer` (either way round) with a btree equality,
+// the inner side reading the subquery's own columns, the outer side its
+// outer query's (one level up).  Runs inside call().
+bool correlation(Node* conjunct, Node** inner, Node** outer, bool* inner_left);
+
 }  // namespace ivm::pg
