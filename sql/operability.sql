@@ -112,6 +112,8 @@ SELECT ivm.create_view('member_seen', 'SELECT m.id FROM member m JOIN member o O
 CREATE TABLE tier (p int);
 INSERT INTO tier SELECT generate_series(0, 8);
 SELECT ivm.create_view('member_tiers', 'SELECT p FROM tier t WHERE EXISTS (SELECT 1 FROM member m WHERE m.pts = t.p)');
+-- (an EXISTS's select list decides nothing: it reads none of the columns it names)
+SELECT ivm.create_view('member_star', 'SELECT p FROM tier t WHERE EXISTS (SELECT * FROM member m WHERE m.pts = t.p)');
 SELECT ivm.create_view('member_left', 'SELECT t.p, m.twice FROM tier t LEFT JOIN member m ON m.pts = t.p');
 SELECT ivm.create_view('member_later', 'SELECT p FROM tier t WHERE NOT EXISTS (SELECT 1 FROM member m WHERE m.pts = t.p + 1)', deferred => true);
 SELECT ivm.reset_stats();
@@ -123,7 +125,7 @@ UPDATE member SET pts = 8 WHERE id IN (7, 14);
 UPDATE member SET id = id + 100, pts = pts - 6 WHERE id IN (20, 13, 6);
 SELECT ivm.refresh_view('member_later');
 SELECT ivm_check('member_pts'), ivm_check('member_twice'), ivm_check('member_seen'),
-       ivm_check('member_tiers'), ivm_check('member_left'), ivm_check('member_later');
+       ivm_check('member_tiers'), ivm_check('member_left'), ivm_check('member_later'), ivm_check('member_star');
 SELECT * FROM member_tiers ORDER BY p;
 CREATE FUNCTION member_bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.pts := NEW.pts + 10; RETURN NEW; END $$;
 CREATE TRIGGER member_bump BEFORE UPDATE ON member FOR EACH ROW EXECUTE FUNCTION member_bump();
@@ -136,6 +138,7 @@ SELECT ivm.drop_view('member_pts');
 SELECT ivm.drop_view('member_twice');
 SELECT ivm.drop_view('member_seen');
 SELECT ivm.drop_view('member_tiers');
+SELECT ivm.drop_view('member_star');
 SELECT ivm.drop_view('member_left');
 SELECT ivm.drop_view('member_later');
 DROP TABLE member, tier;

@@ -1099,6 +1099,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
     // Plain views, subqueries and WITH queries are expanded first.
     if (q->setOperations == nullptr)
         for (Oid v : expand_plain_views(q)) out.expanded_views.push_back(v);
+    select_nothing_in_exists(q);
     CommonTableExpr* cte = nullptr;
     if (q->cteList != NIL) {
         if (!q->hasRecursive) throw unsupported("WITH");
@@ -1141,6 +1142,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         for (std::size_t a = 0; a < arms.size(); ++a) {
             Query* arm = arms[a];
             for (Oid v : expand_plain_views(arm)) out.expanded_views.push_back(v);
+            select_nothing_in_exists(arm);
             check_query_shape(arm);
             if (arm->setOperations != nullptr || arm->hasAggs || arm->groupClause != NIL || arm->havingQual != nullptr)
                 throw unsupported("aggregation and nested set operations in the arms of a UNION");

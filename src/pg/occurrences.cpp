@@ -490,6 +490,34 @@ SubLink* value_over(RangeTblEntry* rte, Node* qual, Expr* value) {
     return subquery_over(rte, qual, value, "__ivm_v", EXPR_SUBLINK);
 }
 
+namespace {
+
+bool exists_selects_nothing(Node* node, void* context) {
+    if (node == nullptr) return false;
+    if (IsA(node, Query))
+        return query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(exists_selects_nothing),
+                                 context, 0);
+    if (IsA(node, SubLink) && reinterpret_cast<SubLink*>(node)->subLinkType == EXISTS_SUBLINK) {
+        auto* sub = reinterpret_cast<Query*>(reinterpret_cast<SubLink*>(node)->subselect);
+        const bool filters_only = !sub->hasAggs && !sub->hasWindowFuncs && !sub->hasTargetSRFs &&
+                                  sub->groupClause == NIL && sub->groupingSets == NIL && sub->havingQual == nullptr &&
+                                  sub->distinctClause == NIL && sub->sortClause == NIL && sub->limitCount == nullptr &&
+                                  sub->limitOffset == nullptr && sub->setOperations == nullptr &&
+                                  !contain_volatile_functions(reinterpret_cast<Node*>(sub->targetList));
+        if (filters_only) {
+            Expr* one = reinterpret_cast<Expr*>(makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true));
+            sub->targetList = list_make1(makeTargetEntry(one, 1, pstrdup("__ivm_one"), false));
+        }
+    }
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(exists_selects_nothing), context);
+}
+
+}  // namespace
+
+void select_nothing_in_exists(Query* q) {
+    call([&] { query_tree_walker(q, reinterpret_cast<bool (*)()>(exists_selects_nothing), nullptr, 0); });
+}
+
 std::vector<Occurrence> find_occurrences(Query* q, const char* recursive_cte, bool linear_only) {
     if (has_sublink(reinterpret_cast<Node*>(q->targetList))) throw unsupported("subqueries in the select list");
     if (has_sublink(q->havingQual)) throw unsupported("subqueries in HAVING");

@@ -56,6 +56,14 @@ bool lateral_beside_outer_join(Query* q);
 // which leaves their references behind).
 bool over_lateral_columns(Query* q);
 
+// EXISTS subqueries of q, at any depth, that only filter (no aggregate,
+// grouping, DISTINCT, window, LIMIT, set operation, set-returning or
+// volatile function) select the constant 1 instead of their select list,
+// which decides nothing: the columns it named are not read (an UPDATE of
+// them maintains nothing, a deferred view's log leaves them out; TPC-H's
+// `EXISTS (SELECT * FROM lineitem ...)` read every column of lineitem).
+void select_nothing_in_exists(Query* q);
+
 // The conjuncts of a condition (one, unless it is an AND), a new list.
 List* conjuncts_of(Node* quals);
 
