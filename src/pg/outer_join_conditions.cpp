@@ -69,6 +69,7 @@ void filter_table(Query* q, int rti, List* conditions) {
     ChangeVarNodes(where, rti, 1, 0);
     sub->jointree = makeFromExpr(list_make1(ref), where);
     sub->hasSubLinks = true;
+    raise_with_references(sub);  // (its subqueries may read q's WITH queries)
     List* reads = NIL;  // by the table's attribute numbers: the subquery's columns
     List* names = NIL;
     AttrNumber attno = 0, position = 0;
