@@ -89,6 +89,21 @@ SELECT pg_get_viewdef('sw_join') LIKE '%ivm.snapshot_sees_storage(%' AS checks;
 UPDATE sw_a SET abalance = abalance + 1;
 SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
 
+-- a view of groups kept from partial state swaps too, on a large change
+-- (past ivm.large_change_rows); a small one merges
+SET client_min_messages = warning;
+SELECT ivm.create_view('sw_sums', 'SELECT bid, count(*) AS n, sum(abalance) AS total, max(abalance) AS top FROM sw_a GROUP BY bid');
+RESET client_min_messages;
+SELECT sw_swapped('sw_sums') IS NOT NULL AS remembered;
+SET ivm.large_change_rows = 1000;
+UPDATE sw_a SET abalance = abalance + aid % 7;
+SELECT sw_swapped('sw_sums') AS swapped, ivm_check('sw_sums') AS sw_sums;
+UPDATE sw_a SET abalance = 0 WHERE aid <= 10;
+SELECT sw_swapped('sw_sums') AS swapped, ivm_check('sw_sums') AS sw_sums;
+RESET ivm.large_change_rows;
+SELECT bid, n, total, top FROM sw_sums ORDER BY bid LIMIT 3;
+SELECT ivm.drop_view('sw_sums');
+
 RESET ivm.rebuild_fraction;
 SELECT ivm.drop_view('sw_join'), ivm.drop_view('sw_distinct');
 DROP FUNCTION sw_swapped(regclass);
