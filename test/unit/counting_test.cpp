@@ -37,8 +37,11 @@ TEST(CountingDelta, TwoChangedTablesTelescope) {
     std::string sql = ivm::counting::delta_query(join_view(), {true, true});
     // term 1: dR x S(now); term 2: R(before) x dS
     EXPECT_EQ(occurrences(sql, " UNION ALL SELECT __ivm_t."), 1u);
-    // R before the statement = now - inserted + deleted
-    EXPECT_NE(sql.find("FROM ONLY public.r __ivm_r UNION ALL SELECT __ivm_r.*, -1::bigint AS __ivm_cnt FROM ivm_new_1"),
+    // R before the statement = now - inserted + deleted, the transition
+    // tables as subqueries a parameterized plan can rescan
+    EXPECT_NE(sql.find("FROM ONLY public.r __ivm_r UNION ALL SELECT __ivm_r.*, -1::bigint AS __ivm_cnt FROM (SELECT * "
+                       "FROM ivm_new_1 OFFSET 0) __ivm_r UNION ALL SELECT __ivm_r.*, 1::bigint AS __ivm_cnt FROM (SELECT "
+                       "* FROM ivm_old_1 OFFSET 0)"),
               std::string::npos);
     // counts multiply for occurrences not read as they are now
     EXPECT_NE(sql.find("__ivm_t.__ivm_c1 OPERATOR(pg_catalog.*) __ivm_t.__ivm_c2"), std::string::npos);
