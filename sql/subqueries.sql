@@ -141,6 +141,23 @@ SELECT ivm_check('crowded_kinds') AS crowded_kinds;
 SELECT * FROM crowded_kinds ORDER BY kind;
 SELECT ivm.drop_view('crowded_kinds');
 
+-- a HAVING condition that reads no aggregate holds for all of a group's
+-- rows alike: one with subqueries is kept as the same condition in WHERE
+-- (compared with the definitions as written)
+SELECT ivm.create_view('active_kinds', 'SELECT kind, count(*) AS n FROM items i GROUP BY kind HAVING kind IN (SELECT id FROM kinds WHERE active) AND count(*) > 1');
+SELECT ivm.create_view('untagged_kinds', 'SELECT kind, count(*) AS n FROM items i GROUP BY kind HAVING NOT EXISTS (SELECT 1 FROM tags t WHERE t.kind = i.kind)');
+INSERT INTO items VALUES (103, 2, 'y'), (104, 4, 'y'), (105, 4, 'y');
+UPDATE kinds SET active = NOT active WHERE id IN (1, 4);
+INSERT INTO tags VALUES ('d', 0);
+DELETE FROM tags WHERE kind = 1;
+SELECT (SELECT count(*) FROM ((SELECT * FROM active_kinds EXCEPT ALL (SELECT kind, count(*) AS n FROM items i GROUP BY kind HAVING kind IN (SELECT id FROM kinds WHERE active) AND count(*) > 1))
+        UNION ALL ((SELECT kind, count(*) AS n FROM items i GROUP BY kind HAVING kind IN (SELECT id FROM kinds WHERE active) AND count(*) > 1) EXCEPT ALL SELECT * FROM active_kinds)) d) AS active_kinds_differ,
+       (SELECT count(*) FROM ((SELECT * FROM untagged_kinds EXCEPT ALL (SELECT kind, count(*) AS n FROM items i GROUP BY kind HAVING NOT EXISTS (SELECT 1 FROM tags t WHERE t.kind = i.kind)))
+        UNION ALL ((SELECT kind, count(*) AS n FROM items i GROUP BY kind HAVING NOT EXISTS (SELECT 1 FROM tags t WHERE t.kind = i.kind)) EXCEPT ALL SELECT * FROM untagged_kinds)) d) AS untagged_kinds_differ;
+SELECT * FROM active_kinds ORDER BY kind;
+SELECT * FROM untagged_kinds ORDER BY kind;
+SELECT ivm.drop_view('active_kinds'), ivm.drop_view('untagged_kinds');
+
 -- what stays refused
 SELECT refused($$SELECT id FROM items i WHERE kind = (SELECT max(id) FROM kinds k WHERE k.id = i.kind UNION SELECT 1)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id > i.kind GROUP BY k.id)$$);
@@ -148,6 +165,7 @@ SELECT refused($$SELECT id FROM items i WHERE kind IN (SELECT id FROM kinds k WH
 SELECT refused($$SELECT id FROM items WHERE kind IN (SELECT id FROM kinds LIMIT 1)$$);
 SELECT refused($$SELECT id, EXISTS (SELECT 1 FROM kinds LIMIT 1) AS any_kind FROM items$$);
 SELECT refused($$SELECT kind, count(*) FROM items i GROUP BY kind HAVING count(*) > (SELECT count(*) FROM kinds k WHERE k.id > i.kind OR k.active)$$);
+SELECT refused($$SELECT kind, count(*) FROM items i GROUP BY kind HAVING count(*) > ALL (SELECT id FROM kinds)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k LEFT JOIN tags t ON t.kind = k.id AND t.kind = i.kind)$$);
 SELECT refused($$SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM kinds k WHERE k.id = i.kind AND random() > 0.5)$$);
 

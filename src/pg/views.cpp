@@ -508,7 +508,8 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
         return make_view_parts(parsed, shown, nsp, relname, names);
     std::vector<Oid> parts;
     for (;;) {
-        bool rewritten = push_join_subqueries(parsed);
+        bool rewritten = having_conditions_to_where(parsed);
+        rewritten |= push_join_subqueries(parsed);
         rewritten |= split_window_steps(parsed);
         // (HAVING first, so that its scalar subqueries are joined after the
         // aggregation, not below it; again once WHERE's are joined)

@@ -2,6 +2,7 @@
 
 #include "pg/analyze.hpp"
 #include "pg/boundary.hpp"
+#include "pg/occurrences.hpp"
 #include "pg/view_parts.hpp"
 
 extern "C" {
@@ -268,6 +269,30 @@ void keep_first_rows(Query* q, List* partition, List* order, int64 first, int64 
             q->jointree->quals = list_length(bounds) == 1 ? static_cast<Node*>(linitial(bounds))
                                                           : reinterpret_cast<Node*>(make_andclause(bounds));
         }
+    });
+}
+
+bool having_conditions_to_where(Query* q) {
+    if (q->havingQual == nullptr || q->groupClause == NIL || q->groupingSets != NIL || q->setOperations != nullptr ||
+        q->jointree == nullptr)
+        return false;
+    return call([&] {
+        List* kept = NIL;
+        List* moved = NIL;
+        ListCell* lc;
+        foreach (lc, conjuncts_of(q->havingQual)) {
+            Node* condition = static_cast<Node*>(lfirst(lc));
+            if (checkExprHasSubLink(condition) && !contain_aggs_of_level(condition, 0) &&
+                !contain_volatile_functions(condition))
+                moved = lappend(moved, condition);
+            else
+                kept = lappend(kept, condition);
+        }
+        if (moved == NIL) return false;
+        q->havingQual = kept == NIL ? nullptr : reinterpret_cast<Node*>(make_ands_explicit(kept));
+        q->jointree->quals =
+            reinterpret_cast<Node*>(make_ands_explicit(list_concat(conjuncts_of(q->jointree->quals), moved)));
+        return true;
     });
 }
 

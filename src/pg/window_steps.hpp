@@ -29,6 +29,17 @@ bool split_window_steps(Query* q);
 // view recompute the groups a change touched from their rows.
 bool split_having_step(Query* q);
 
+// A condition of HAVING that reads no aggregate holds for all the rows of
+// a group alike (it reads their group keys): in WHERE it keeps the same
+// groups.  Those with subqueries go there (where EXISTS, IN and the others
+// are maintained), as PostgreSQL's planner moves such conditions:
+//   SELECT a, count(*) FROM t GROUP BY a HAVING a IN (SELECT k FROM s)
+// becomes
+//   SELECT a, count(*) FROM t WHERE a IN (SELECT k FROM s) GROUP BY a
+// Not without GROUP BY (HAVING false has no row where WHERE false has
+// the aggregates of none).  false when nothing moved.
+bool having_conditions_to_where(Query* q);
+
 // q keeps the rows numbered `first` to `last` (from 1) in each partition
 // by `partition` (SortGroupClauses of its target list) in the order of
 // `order` (the same), then of its other output columns (which make the
