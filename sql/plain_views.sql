@@ -112,6 +112,9 @@ SELECT ivm.create_view('lat_theta_agg', 'SELECT h.id, s.n FROM shop h LEFT JOIN 
 -- (over a WITH query that becomes a part, read by the numbered rows one
 -- level further down: was 42P01, random views, seed 1518838005)
 SELECT ivm.create_view('lat_top_with', 'WITH totals AS (SELECT shop, sum(amount) AS total FROM sale GROUP BY shop) SELECT h.id, t.total, l.total AS best FROM shop h JOIN totals t ON t.shop = h.id, LATERAL (SELECT b.total FROM totals b ORDER BY 1 DESC LIMIT 1) l');
+-- (reading nothing of the items before it, LATERAL is not needed: read as
+-- any subquery in FROM, in a UNION's arm too, where LATERAL was refused)
+SELECT ivm.create_view('lat_plain', 'SELECT h.id FROM shop h UNION ALL SELECT y.id FROM sale y LEFT JOIN LATERAL (SELECT f.v FROM shop x, generate_series(0, least(x.id, 2)) f(v)) s ON true WHERE s.v > 1');
 SELECT definition FROM ivm.views WHERE name = 'lat_top'::regclass;
 SELECT definition FROM ivm.views WHERE part_of = 'lat_top'::regclass;
 SELECT * FROM lat_top ORDER BY 1, 3 DESC;
@@ -124,14 +127,16 @@ INSERT INTO sale VALUES (34, 5, 12), (35, 5, 13), (36, NULL, 80);
 DELETE FROM shop WHERE id = 2;
 SELECT ivm_check('lat_top'), ivm_check('lat_top_left'), ivm_check('lat_left'), ivm_check('lat_left_on'), ivm_check('lat_agg_left'),
        ivm_check('lat_beside'), ivm_check('lat_agg_beside'), ivm_check('lat_group_beside'), ivm_check('lat_top_with'),
-       ivm_check('lat_theta_top'), ivm_check('lat_theta_agg'), ivm_check('lat_left_earlier');
+       ivm_check('lat_theta_top'), ivm_check('lat_theta_agg'), ivm_check('lat_left_earlier'),
+       ivm_check('lat_plain');
+SELECT id, count(*) FROM lat_plain GROUP BY id ORDER BY 1 LIMIT 4;
 SELECT * FROM lat_agg_beside ORDER BY 1;
 SELECT * FROM lat_top ORDER BY 1, 3 DESC;
 SELECT * FROM lat_top_left ORDER BY 1;
 SELECT * FROM lat_agg_left ORDER BY 1;
 SELECT ivm.drop_view(v) FROM unnest(ARRAY['lat_top', 'lat_top_left', 'lat_left', 'lat_left_on', 'lat_agg_left', 'lat_beside',
                                           'lat_agg_beside', 'lat_group_beside', 'lat_top_with',
-                                          'lat_theta_top', 'lat_theta_agg', 'lat_left_earlier']) v;
+                                          'lat_theta_top', 'lat_theta_agg', 'lat_left_earlier', 'lat_plain']) v;
 -- refused: FETCH FIRST WITH TIES, LIMIT without ORDER BY, a correlation
 -- that is not NULL with the outer column
 SELECT refused($$SELECT h.id, s.id AS sale FROM shop h, LATERAL (SELECT x.id FROM sale x WHERE x.shop = h.id ORDER BY x.amount FETCH FIRST 1 ROWS WITH TIES) s$$);

@@ -500,6 +500,7 @@ Query* validate_query(const char* query_text) {
     } catch (const PgError& e) {
         throw in_query(e, query_text);
     }
+    plain_uncorrelated_laterals(q);
     std::vector<std::string> names;
     ListCell* lc;
     foreach (lc, q->targetList) {
@@ -1094,6 +1095,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         read_views_through_parts(q, parts);
         out.expanded_views.push_back(shown);
     }
+    plain_uncorrelated_laterals(q);
     // A recursive program: described, then its outer query as any other.
     describe_program(q, recursive_storage, out);
     // Plain views, subqueries and WITH queries are expanded first.

@@ -1448,4 +1448,23 @@ bool join_subqueries(Query* q) {
     });
 }
 
+namespace {
+bool plain_if_uncorrelated(Node* node, void* context) {
+    if (node == nullptr) return false;
+    if (IsA(node, RangeTblEntry)) {
+        auto* rte = reinterpret_cast<RangeTblEntry*>(node);
+        if (rte->rtekind == RTE_SUBQUERY && rte->lateral && !reads_outer_query(rte->subquery)) rte->lateral = false;
+        return false;
+    }
+    if (IsA(node, Query))
+        return query_tree_walker(reinterpret_cast<Query*>(node), reinterpret_cast<bool (*)()>(plain_if_uncorrelated),
+                                 context, QTW_EXAMINE_RTES_BEFORE);
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(plain_if_uncorrelated), context);
+}
+}  // namespace
+
+void plain_uncorrelated_laterals(Query* q) {
+    call([&] { plain_if_uncorrelated(reinterpret_cast<Node*>(q), nullptr); });
+}
+
 }  // namespace ivm::pg

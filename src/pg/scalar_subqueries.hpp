@@ -31,5 +31,9 @@ bool lateral_rows_decorrelated(Query* q);
 // or joined as scalar subqueries are: no longer LATERAL), for judging the
 // rest (a copy: the joins are not made whole).  Runs inside call().
 void lateral_subqueries_as_joined(Query* q);
+// LATERAL subqueries, at any depth of q, that read nothing of the queries
+// around them are subqueries like any other (LATERAL written where it is
+// not needed): no longer LATERAL.
+void plain_uncorrelated_laterals(Query* q);
 
 }  // namespace ivm::pg
