@@ -459,18 +459,23 @@ SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed
     });
 }
 
+Query* select_over(RangeTblEntry* rte, Node* qual) {
+    Query* q = makeNode(Query);
+    q->commandType = CMD_SELECT;
+    q->querySource = QSRC_ORIGINAL;
+    q->canSetTag = true;
+    q->rtable = list_make1(rte);
+    RangeTblRef* ref = makeNode(RangeTblRef);
+    ref->rtindex = 1;
+    q->jointree = makeFromExpr(list_make1(ref), qual);
+    return q;
+}
+
 namespace {
 
 // (SELECT value FROM rte WHERE qual) as a SubLink of `type`.
 SubLink* subquery_over(RangeTblEntry* rte, Node* qual, Expr* value, const char* name, SubLinkType type) {
-    Query* sub = makeNode(Query);
-    sub->commandType = CMD_SELECT;
-    sub->querySource = QSRC_ORIGINAL;
-    sub->canSetTag = true;
-    sub->rtable = list_make1(rte);
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
-    sub->jointree = makeFromExpr(list_make1(ref), qual);
+    Query* sub = select_over(rte, qual);
     sub->targetList = list_make1(makeTargetEntry(value, 1, pstrdup(name), false));
     SubLink* link = makeNode(SubLink);
     link->subLinkType = type;

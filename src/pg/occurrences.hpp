@@ -78,6 +78,9 @@ void add_change_filter(Query* q, const Occurrence& occurrence, const char* chang
 // outer references.  With `renamed`, the relation (a CTE reference) is
 // read under that name instead.
 SubLink* exists_matching(Query* q, int rtindex, Node* quals, const char* renamed);
+// SELECT <no columns yet> FROM rte WHERE qual, qual reading rte as entry
+// 1 of the query.  Runs inside call().
+Query* select_over(RangeTblEntry* rte, Node* qual);
 // EXISTS (SELECT 1 FROM rte WHERE qual), qual reading rte as entry 1 of
 // the subquery.  Runs inside call().
 SubLink* exists_over(RangeTblEntry* rte, Node* qual);

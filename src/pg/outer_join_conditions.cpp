@@ -58,16 +58,9 @@ Filtered find_filtered(Query* q, Node* node) {
 // to the subquery's (a dropped column has none).
 void filter_table(Query* q, int rti, List* conditions) {
     RangeTblEntry* table = rt_fetch(rti, q->rtable);
-    Query* sub = makeNode(Query);
-    sub->commandType = CMD_SELECT;
-    sub->querySource = QSRC_ORIGINAL;
-    sub->canSetTag = true;
-    sub->rtable = list_make1(copyObjectImpl(table));
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
     Node* where = reinterpret_cast<Node*>(make_ands_explicit(conditions));
     ChangeVarNodes(where, rti, 1, 0);
-    sub->jointree = makeFromExpr(list_make1(ref), where);
+    Query* sub = select_over(static_cast<RangeTblEntry*>(copyObjectImpl(table)), where);
     sub->hasSubLinks = true;
     raise_with_references(sub);  // (its subqueries may read q's WITH queries)
     List* reads = NIL;  // by the table's attribute numbers: the subquery's columns

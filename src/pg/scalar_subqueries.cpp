@@ -522,14 +522,7 @@ void correlate_over_domain(Query* q, Query* sub) {
     RangeTblEntry* table = rt_fetch(outer, q->rtable);
     if (table->rtekind != RTE_RELATION) return;
     // The domain: SELECT DISTINCT <the outer columns> FROM <the table>.
-    Query* domain = makeNode(Query);
-    domain->commandType = CMD_SELECT;
-    domain->querySource = QSRC_ORIGINAL;
-    domain->canSetTag = true;
-    domain->rtable = list_make1(outer_table_entry(table));
-    RangeTblRef* ref = makeNode(RangeTblRef);
-    ref->rtindex = 1;
-    domain->jointree = makeFromExpr(list_make1(ref), nullptr);
+    Query* domain = select_over(outer_table_entry(table), nullptr);
     List* names = NIL;
     Index sortref = 0;
     foreach (lc, columns) {
