@@ -31,7 +31,7 @@ using Partial = CountingView::Partial;
 
 // Aggregates that keep an extreme and how many rows hold it: min and max
 // of their argument, a numeric sum or avg the largest scale of its.
-bool tracks(const Partial& p) { return has_extreme(p.kind) || (has_sum(p.kind) && p.numeric); }
+bool tracks(const Partial& p) { return has_extreme(p.kind) || (has_sum(p.kind) && p.numeric && p.scale < 0); }
 
 std::string tracked_value(const Partial& p, std::size_t k) {
     const std::string arg = "__ivm_arg" + std::to_string(k + 1);
@@ -147,7 +147,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
                                    ") FILTER (WHERE pg_catalog.scale(" + arg + ") IS NOT NULL)";
         sums.push_back(finite + " AS __ivm_ds" + n);
         nonzero.push_back("COALESCE(" + finite + ", 0)" + sql::op("<>") + "0");
-        for (const Special& sp : specials) {
+        for (const Special& sp : specials_of(p)) {
             const std::string count = std::string(one ? "pg_catalog.count(*)" : "COALESCE(pg_catalog.sum(__ivm_cnt)") +
                                       " FILTER (WHERE " + arg + sql::op("=") + sp.value + "::numeric)" + (one ? "" : ", 0)");
             sums.push_back(count + "::bigint AS " + sp.delta + n);
@@ -180,13 +180,15 @@ std::vector<std::string> partial_outputs(const CountingView& view) {
             case Kind::Count: out.push_back(n); break;
             case Kind::Sum:
             case Kind::Avg: {
-                std::string value = view.partial[k].numeric
-                                        ? "pg_catalog.round(" + sum + ", COALESCE(__ivm_m.__ivm_x" + parts.x + ", 0))"
-                                        : sum;
-                if (view.partial[k].kind == Kind::Avg) value = "(" + value + sql::op("/") + n + "::numeric)";
-                if (view.partial[k].numeric) {
+                const Partial& p = view.partial[k];
+                const std::string scale = p.scale >= 0 ? std::to_string(p.scale) : "COALESCE(__ivm_m.__ivm_x" + parts.x + ", 0)";
+                std::string value = p.numeric ? "pg_catalog.round(" + sum + ", " + scale + ")" : sum;
+                if (p.kind == Kind::Avg) value = "(" + value + sql::op("/") + n + "::numeric)";
+                const std::string c = parts.s, gt0 = sql::op(">") + "0";
+                if (p.numeric && p.scale >= 0) {
+                    value = "CASE WHEN __ivm_m.__ivm_nan" + c + gt0 + " THEN 'NaN'::numeric ELSE " + value + " END";
+                } else if (p.numeric) {
                     // As PostgreSQL: NaN wins, and infinities of both signs make NaN.
-                    const std::string c = parts.s, gt0 = sql::op(">") + "0";
                     value = "CASE WHEN __ivm_m.__ivm_nan" + c + gt0 + " OR (__ivm_m.__ivm_pinf" + c + gt0 +
                             " AND __ivm_m.__ivm_ninf" + c + gt0 + ") THEN 'NaN'::numeric WHEN __ivm_m.__ivm_pinf" + c + gt0 +
                             " THEN 'Infinity'::numeric WHEN __ivm_m.__ivm_ninf" + c + gt0 + " THEN '-Infinity'::numeric ELSE " +
@@ -264,7 +266,7 @@ std::string partial_merge(const CountingView& view, const std::string& delta, In
                             ", 0) AS __ivm_s" + n);
         const bool special = sum && view.partial[k].numeric;
         if (special)
-            for (const Special& sp : specials) {
+            for (const Special& sp : specials_of(view.partial[k])) {
                 const std::string c = sp.column + n;
                 state.push_back("COALESCE(__ivm_s." + c + ", 0)" + sql::op("+") + "__ivm_d." + sp.delta + n + " AS " + c);
                 state_columns.push_back(c);
@@ -438,7 +440,7 @@ std::string extremes_statement(const CountingView& view) {
         if (parts.own_n) state.push_back("__ivm_s.__ivm_n" + n);
         if (parts.own_s) state.push_back("__ivm_s.__ivm_s" + n);
         if (parts.own_s && p.numeric)
-            for (const Special& sp : specials) state.push_back("__ivm_s." + std::string(sp.column) + n);
+            for (const Special& sp : specials_of(p)) state.push_back("__ivm_s." + std::string(sp.column) + n);
         if (!tracks(p)) continue;
         // (also where the state is another's; a hidden aggregate's column is an expression's, below)
         if (k < view.columns.size()) sets.push_back(view.columns[k].name + " = " + outputs[k]);

@@ -3,6 +3,7 @@
 // partial state of aggregates.  Not part of counting.hpp's interface.
 #pragma once
 
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +85,11 @@ struct Special {
 inline constexpr Special specials[] = {{"__ivm_nan", "__ivm_dnan", "'NaN'"},
                                        {"__ivm_pinf", "__ivm_dpinf", "'Infinity'"},
                                        {"__ivm_ninf", "__ivm_dninf", "'-Infinity'"}};
+// Those a numeric sum counts: NaN alone where its arguments' scale is
+// fixed (CountingView::Partial::scale), as no value of them is infinite.
+inline std::vector<Special> specials_of(const CountingView::Partial& p) {
+    return p.scale >= 0 ? std::vector<Special>{specials[0]} : std::vector<Special>(std::begin(specials), std::end(specials));
+}
 
 // Partial state: per group, the change of the row count and of each
 // aggregate's non-NULL count and sum.  Rows are netted first where several

@@ -37,13 +37,21 @@ std::vector<std::pair<std::string, std::string>> partial_state_columns(const Cou
             columns.emplace_back("__ivm_xn" + n, "bigint NOT NULL");
         }
         if (parts.own_s && view.partial[k].numeric)
-            for (const Special& sp : specials) columns.emplace_back(sp.column + n, "bigint NOT NULL");
+            for (const Special& sp : specials_of(view.partial[k])) columns.emplace_back(sp.column + n, "bigint NOT NULL");
     }
     return columns;
 }
 
 void use_storage_shape(CountingView& view, const std::function<bool(const std::string&)>& storage_has) {
     if (view.shape() != CountingView::Shape::PartialState) return;
+    // A storage made before numeric sums of a fixed scale were kept without
+    // their largest scale and infinities (0.9) has those columns: kept so.
+    CountingView tracked = view;
+    for (CountingView::Partial& p : tracked.partial) p.scale = -1;
+    const auto tracked_columns = partial_state_columns(tracked);
+    if (tracked_columns != partial_state_columns(view) &&
+        std::all_of(tracked_columns.begin(), tracked_columns.end(), [&](const auto& c) { return storage_has(c.first); }))
+        view.partial = tracked.partial;
     for (const auto& column : partial_state_columns(view))
         if (!storage_has(column.first)) {
             view.partial.clear();

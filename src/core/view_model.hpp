@@ -215,6 +215,10 @@ struct CountingView {
         // (__ivm_nan<k>, __ivm_pinf<k>, __ivm_ninf<k>), as PostgreSQL's own
         // moving aggregate does.
         bool numeric = false;
+        // Sum, Avg over numeric whose arguments all have one display scale,
+        // fixed by their types (a numeric(p, s) column, products and sums of
+        // such): that scale, and no infinities to count; -1: kept as above.
+        int scale = -1;
         // Sum, Avg over smallint or integer: a value times its count fits a
         // bigint, whose sum PostgreSQL accumulates faster than numeric's.
         bool narrow = false;

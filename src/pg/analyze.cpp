@@ -13,6 +13,7 @@
 #include "pg/full_joins.hpp"
 #include "pg/keys.hpp"
 #include "pg/maintain.hpp"
+#include "pg/numeric_scale.hpp"
 #include "pg/occurrences.hpp"
 #include "pg/program.hpp"
 #include "pg/scalar_subqueries.hpp"
@@ -722,8 +723,9 @@ bool classify_aggregate(Aggref* agg, CountingView::Partial& p, Expr** argument) 
     if (!catalog || !plain || list_length(agg->args) != 1) return false;
     *argument = static_cast<TargetEntry*>(linitial(agg->args))->expr;
     const Oid type = typing_of(reinterpret_cast<Node*>(*argument)).type;
-    // Integers and numeric (whose display scale is kept like a max);
-    // floating point sums depend on the order of the rows.
+    // Integers and numeric (whose display scale is kept like a max where
+    // its types do not fix it); floating point sums depend on the order of
+    // the rows.
     const bool exact = type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
     p.numeric = type == NUMERICOID;
     p.narrow = type == INT2OID || type == INT4OID;
@@ -735,6 +737,8 @@ bool classify_aggregate(Aggref* agg, CountingView::Partial& p, Expr** argument) 
     else if (n == "min" && type == agg->aggtype) p.kind = Kind::Min;
     else if (n == "max" && type == agg->aggtype) p.kind = Kind::Max;
     else return false;
+    if (p.numeric && (p.kind == Kind::Sum || p.kind == Kind::Avg))
+        p.scale = fixed_numeric_scale(reinterpret_cast<Node*>(*argument)).value_or(-1);
     return true;
 }
 

@@ -77,6 +77,8 @@ SELECT ivm.create_view('dt_subquery', 'SELECT q.a, q.d, t.e FROM (SELECT r.a, s.
 SELECT ivm.create_view('dt_with', 'WITH x AS (SELECT a, b FROM r WHERE a > 0), y AS (SELECT x.a, s.d FROM x JOIN s ON x.b = s.b) SELECT d, count(*) AS n, min(a) AS lo FROM y GROUP BY d');
 -- numeric sum and avg from partial state, with values of several scales
 SELECT ivm.create_view('dt_numeric', 'SELECT b, sum(round(a::numeric / 4, b)) AS s, avg(round(a::numeric / 3, a % 3)) AS m, count(*) AS n FROM r GROUP BY b');
+-- numeric sums of a scale their arguments' types fix (no scale kept), shown as text so that it is compared
+SELECT ivm.create_view('dt_fixed_scale', 'SELECT b, sum((a / 3.0)::numeric(12,2) * 1.5 + 2)::text AS s, avg((a / 7.0)::numeric(10,3))::text AS m, sum(-((a * 0.25)::numeric(9,1)) + b)::text AS neg, count(*) AS n FROM r GROUP BY b');
 -- aggregates over one argument share its partial state (count, sum, scale; min and max apart)
 SELECT ivm.create_view('dt_shared', 'SELECT b, sum(round(a::numeric / 4, a % 3)) AS s, avg(round(a::numeric / 4, a % 3)) AS m, min(round(a::numeric / 4, a % 3)) AS lo, max(round(a::numeric / 4, a % 3)) AS hi, count(round(a::numeric / 4, a % 3)) AS n FROM r GROUP BY b');
 -- a side of EXCEPT ALL / INTERSECT that is a UNION ALL / UNION

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace {
@@ -334,6 +335,47 @@ TEST(CountingPartial, IntegerSumsInBigintNumericOtherwise) {
                        "OPERATOR(pg_catalog.*) __ivm_cnt END)::numeric AS __ivm_ds5"),
               std::string::npos)
         << sql;
+}
+
+// sum(x) over numeric: the largest scale of its values kept like a max, and
+// NaN and the infinities counted, unless its type fixes the scale
+// (numeric(12, 2)): then only NaN, and the scale is the type's.
+TEST(CountingPartial, NumericSumOfAFixedScale) {
+    CountingView v = extreme_view(true);
+    v.columns.push_back({"total", "OPERATOR(pg_catalog.=)", true, "numeric"});
+    v.partial.push_back({CountingView::Partial::Kind::Sum, 0});
+    v.partial.back().numeric = true;
+    const std::string tracked = ivm::counting::storage_ddl(v, "public.m__ivm_query")[0];
+    EXPECT_NE(tracked.find("__ivm_s4 numeric, __ivm_x4 integer, __ivm_xn4 bigint NOT NULL, __ivm_nan4 bigint NOT NULL, "
+                           "__ivm_pinf4 bigint NOT NULL, __ivm_ninf4 bigint NOT NULL"),
+              std::string::npos)
+        << tracked;
+    CountingView fixed = v;
+    fixed.partial.back().scale = 2;
+    const std::string ddl = ivm::counting::storage_ddl(fixed, "public.m__ivm_query")[0];
+    EXPECT_NE(ddl.find("__ivm_s4 numeric, __ivm_nan4 bigint NOT NULL, __ivm_key"), std::string::npos) << ddl;
+    const std::string sql = ivm::counting::merge_statement(fixed, ivm::counting::delta_query(fixed, {true}));
+    for (const char* gone : {"scale(__ivm_arg4)) FILTER", "count_at_max(pg_catalog.scale", "__ivm_pinf4", "__ivm_x4"})
+        EXPECT_EQ(sql.find(gone), std::string::npos) << gone;
+    EXPECT_NE(sql.find("total = CASE WHEN __ivm_m.__ivm_n4 OPERATOR(pg_catalog.>) 0 THEN (CASE WHEN __ivm_m.__ivm_nan4 "
+                       "OPERATOR(pg_catalog.>) 0 THEN 'NaN'::numeric ELSE pg_catalog.round(__ivm_m.__ivm_s4, 2) END)::numeric END"),
+              std::string::npos)
+        << sql;
+    // a storage made with the tracked columns (0.9) is kept as it was made
+    std::vector<std::string> names;
+    for (const auto& c : ivm::counting::partial_state_columns(v)) names.push_back(c.first);
+    auto has = [&](const std::vector<std::string>& in) {
+        return [&in](const std::string& c) { return std::find(in.begin(), in.end(), c) != in.end(); };
+    };
+    CountingView old_storage = fixed;
+    ivm::counting::use_storage_shape(old_storage, has(names));
+    EXPECT_EQ(old_storage.partial.back().scale, -1);
+    std::vector<std::string> lean;
+    for (const auto& c : ivm::counting::partial_state_columns(fixed)) lean.push_back(c.first);
+    CountingView new_storage = fixed;
+    ivm::counting::use_storage_shape(new_storage, has(lean));
+    EXPECT_EQ(new_storage.partial.back().scale, 2);
+    EXPECT_FALSE(new_storage.partial.empty());
 }
 
 // SELECT g, count(*), max(x), sum(x), avg(x), max(x), sum(y): the aggregates
