@@ -70,10 +70,14 @@ bool parallel_writers(const CountingView& view, std::size_t base);
 // the view's tuples (an aggregate's: of its group keys) is hashable.
 bool has_storage_key(const CountingView& view);
 
-// The storage keys (__ivm_key) of the stored rows a merge of the delta of
-// `changed_bases` (delta_query's arguments) reads and writes, distinct, in
-// order; empty when the storage has no key.
-std::string delta_keys_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large = false);
+// The name under which the engine registers a delta computed once, for
+// the statements that read it (delta_keys_query, then the merge).
+inline constexpr const char* delta_rows_relation = "ivm_delta_rows";
+
+// The storage keys (__ivm_key) of the stored rows a merge of the delta
+// rows `delta_rows` (a query of them) reads and writes, distinct, in order;
+// empty when the storage has no key.
+std::string delta_keys_query(const CountingView& view, const std::string& delta_rows);
 
 // Aggregate views keeping min or max (or a numeric sum's scale): a merge
 // leaves a group whose extreme went with no rows known at it without it,

@@ -357,15 +357,10 @@ std::string delta_query(const CountingView& view, const std::vector<bool>& chang
     return netted(view, all);
 }
 
-std::string delta_keys_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large) {
+std::string delta_keys_query(const CountingView& view, const std::string& delta_rows) {
     const std::string key = tuples::key(keyed_columns(view), "__ivm_d");
     if (key.empty()) return "";
-    // The keys of the rows before they are summed per tuple or group: a
-    // superset (a tuple whose changes cancel is locked too, harmlessly),
-    // found without computing the sums a second time.
-    std::size_t occurrences = 0;
-    return "SELECT DISTINCT " + key + " AS __ivm_k FROM (" + changed_terms(view, changed_bases, large, &occurrences) +
-           ") __ivm_d ORDER BY 1";
+    return "SELECT DISTINCT " + key + " AS __ivm_k FROM (" + delta_rows + ") __ivm_d ORDER BY 1";
 }
 
 std::string refresh_delta_query(const CountingView& view) {

@@ -202,11 +202,14 @@ uint64 rows_in(Tuplestorestate* store) {
     return store == nullptr ? 0 : static_cast<uint64>(tuplestore_tuple_count(store));
 }
 
-EphemeralNamedRelation register_set(const char* name, Oid shape, Tuplestorestate* store, double rows) {
+namespace {
+
+EphemeralNamedRelation register_enr(const char* name, Oid shape, TupleDesc desc, Tuplestorestate* store, double rows) {
     EphemeralNamedRelation enr = call([&] {
         auto* e = static_cast<EphemeralNamedRelation>(palloc0(sizeof(EphemeralNamedRelationData)));
         e->md.name = pstrdup(name);
         e->md.reliddesc = shape;
+        e->md.tupdesc = desc;
         e->md.enrtype = ENR_NAMED_TUPLESTORE;
         e->md.enrtuples = rows;
         e->reldata = store;
@@ -215,6 +218,16 @@ EphemeralNamedRelation register_set(const char* name, Oid shape, Tuplestorestate
     if (call([&] { return SPI_register_relation(enr); }) != SPI_OK_REL_REGISTER)
         throw Error(sqlstate::internal_error, std::string("could not register ") + name);
     return enr;
+}
+
+}  // namespace
+
+EphemeralNamedRelation register_set(const char* name, Oid shape, Tuplestorestate* store, double rows) {
+    return register_enr(name, shape, nullptr, store, rows);
+}
+
+EphemeralNamedRelation register_set(const char* name, TupleDesc desc, Tuplestorestate* store, double rows) {
+    return register_enr(name, InvalidOid, desc, store, rows);
 }
 
 void register_rows(const std::string& name, Oid relid, Tuplestorestate* rows) {

@@ -69,6 +69,8 @@ void record_run(ViewRuntime& view, const MaintenanceResult& result, TimestampTz 
 // Registers `store` as the ephemeral relation `name` with the row type of
 // `shape`, holding `rows` rows.
 EphemeralNamedRelation register_set(const char* name, Oid shape, Tuplestorestate* store, double rows);
+// ... with the row type `desc` (of a query's rows; kept as given).
+EphemeralNamedRelation register_set(const char* name, TupleDesc desc, Tuplestorestate* store, double rows);
 // The transition rows of each changed base (indexed like `bases`) as
 // counting::new_rows_relation / old_rows_relation, after refusing a base
 // whose row-level security would hide rows from the view's owner.
