@@ -1,8 +1,9 @@
 -- A rebuild (here every change rebuilds: ivm.rebuild_fraction = 0) fills a
 -- new heap and swaps it in for the storage's, as REFRESH does, where
--- nothing reads the storage's changes and nothing of this transaction has
--- it open; otherwise, and with ivm.rebuild_by_swap off, it rewrites the
--- storage in place.  Either way the view equals its query.
+-- nothing but other views reads the storage's changes (they then compute
+-- their queries anew) and nothing of this transaction has it open;
+-- otherwise, and with ivm.rebuild_by_swap off, it rewrites the storage in
+-- place.  Either way the view equals its query.
 -- (Concurrent readers: test/isolation/specs/rebuild_swap.spec.)
 CREATE TABLE sw_a (aid int PRIMARY KEY, bid int, abalance int);
 CREATE TABLE sw_b (bid int PRIMARY KEY, bbalance int);
@@ -67,12 +68,29 @@ COMMIT;
 UPDATE sw_a SET abalance = abalance + 1 WHERE aid IN (SELECT aid FROM sw_join WHERE bid = 3);
 SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
 
--- in place: a view reads this one's changes
+-- swapped too where a view reads this one: that view is told its rows
+-- are not known, and computes its query anew
 SET client_min_messages = warning;
 SELECT ivm.create_view('sw_over', 'SELECT bid, count(*) AS n, sum(abalance) AS total FROM sw_join GROUP BY bid');
 RESET client_min_messages;
 UPDATE sw_a SET abalance = abalance + 1;
 SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join, ivm_check('sw_over') AS sw_over;
+-- a view that reads the swapped storage and the base table it changed:
+-- both its changes maintained together, also rolled back to a savepoint
+SET client_min_messages = warning;
+SELECT ivm.create_view('sw_both', 'SELECT j.bid, count(*) AS n FROM sw_join j JOIN sw_a a ON a.aid = j.aid WHERE a.abalance > 3 GROUP BY j.bid');
+RESET client_min_messages;
+UPDATE sw_a SET abalance = abalance + 1 WHERE aid % 3 > 0;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join, ivm_check('sw_over') AS sw_over,
+       ivm_check('sw_both') AS sw_both;
+BEGIN;
+SAVEPOINT s;
+UPDATE sw_a SET abalance = 0 WHERE aid % 2 = 0;
+SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_over') AS sw_over, ivm_check('sw_both') AS sw_both;
+ROLLBACK TO SAVEPOINT s;
+SELECT ivm_check('sw_join') AS sw_join, ivm_check('sw_over') AS sw_over, ivm_check('sw_both') AS sw_both;
+COMMIT;
+SELECT ivm.drop_view('sw_both');
 SELECT ivm.drop_view('sw_over');
 UPDATE sw_a SET abalance = abalance + 1;
 SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;

@@ -36,6 +36,21 @@ std::vector<std::string> base_table_ddl(int view_id, const std::string& base, Pa
 
 std::string before_trigger_name(int view_id, Part part) { return trigger_name(view_id, "before", part); }
 
+bool is_base_trigger_name(const std::string& name) {
+    const std::string prefix = "ivm_";
+    if (name.rfind(prefix, 0) != 0) return false;
+    std::size_t i = prefix.size(), digits = 0;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i, ++digits;
+    if (digits == 0 || digits > 9 || i >= name.size() || name[i] != '_') return false;
+    const int view_id = std::stoi(name.substr(prefix.size(), digits));
+    for (Part part : {Part::Counting, Part::Recursive}) {
+        if (name == before_trigger_name(view_id, part)) return true;
+        for (const AfterTrigger& t : after_triggers)
+            if (name == trigger_name(view_id, t.suffix, part)) return true;
+    }
+    return false;
+}
+
 std::vector<std::string> base_table_drop(int view_id, const std::string& base, Part part) {
     std::vector<std::string> ddl{"DROP TRIGGER IF EXISTS " + trigger_name(view_id, "before", part) + " ON " + base};
     for (const AfterTrigger& t : after_triggers)

@@ -17,6 +17,8 @@ std::vector<std::string> base_table_ddl(int view_id, const std::string& base, Pa
 std::vector<std::string> base_table_drop(int view_id, const std::string& base, Part part = Part::Counting);
 // The name of the BEFORE trigger, present wherever the part has triggers.
 std::string before_trigger_name(int view_id, Part part);
+// Whether `name` is one of base_table_ddl's trigger names.
+bool is_base_trigger_name(const std::string& name);
 
 // Refuse direct writes: on a storage table, and on the user-facing view,
 // by triggers of this name (and a statement trigger on the view).

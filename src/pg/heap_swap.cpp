@@ -1,8 +1,8 @@
 #include "pg/heap_swap.hpp"
 
-#include "core/triggers.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/pending.hpp"
 #include "pg/spi.hpp"
 
 extern "C" {
@@ -32,11 +32,9 @@ bool may_swap(Oid storage, Oid view) {
     return call([&] {
         Relation rel = table_open(storage, NoLock);  // locked EXCLUSIVE by maintenance already
         bool quiet = rel->rd_rel->relkind == RELKIND_RELATION && !rel->rd_rel->relhasrules;
-        // (the refusal of direct writes is the one trigger a swap leaves
-        // nothing unfired for)
-        if (rel->trigdesc != nullptr)
-            for (int i = 0; i < rel->trigdesc->numtriggers; ++i)
-                if (strcmp(rel->trigdesc->triggers[i].tgname, triggers::guard_trigger) != 0) quiet = false;
+        // (the refusal of direct writes leaves nothing unfired; the views
+        // that read the storage are told by announce_rewritten)
+        if (!only_ivm_triggers(rel)) quiet = false;
         // One reference is ours; more are queries of this transaction
         // reading it (a cursor, the statement that fired maintenance).
         const int expected = rel->rd_isnailed ? 2 : 1;
@@ -68,6 +66,11 @@ std::optional<BulkFill> swap_storage(Oid storage, const std::string& query, cons
         finish_heap_swap(storage, fresh, false, false, true, true, RecentXmin, ReadNextMultiXactId(), persistence);
         CommandCounterIncrement();
     });
+    if (filled) {
+        Relation rel = call([&] { return table_open(storage, NoLock); });
+        announce_rewritten(rel);
+        call([&] { table_close(rel, NoLock); });
+    }
     return filled;
 }
 

@@ -9,6 +9,7 @@
 // The BEFORE firing also takes the view's writer locks, before the
 // statement changes any row (lock_writers_early).
 #include "core/error.hpp"
+#include "core/triggers.hpp"
 #include "pg/base_triggers.hpp"
 #include "pg/boundary.hpp"
 #include "pg/faults.hpp"
@@ -306,7 +307,68 @@ void lock_writers_early(PendingKey key, Relation rel, bool truncate, const Bitma
     spi::finish();
 }
 
+// Whether trigger `t` fires for a statement now (as PostgreSQL decides:
+// not disabled, and as session_replication_role says).
+bool fires(const Trigger& t) {
+    if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+        return t.tgenabled == TRIGGER_FIRES_ON_REPLICA || t.tgenabled == TRIGGER_FIRES_ALWAYS;
+    return t.tgenabled == TRIGGER_FIRES_ON_ORIGIN || t.tgenabled == TRIGGER_FIRES_ALWAYS;
+}
+
+// The views `rel`'s triggers report changes to (from their BEFORE triggers
+// that fire).
+std::vector<PendingKey> trigger_keys(Relation rel) {
+    std::vector<PendingKey> keys;
+    if (rel->trigdesc == nullptr) return keys;
+    for (int i = 0; i < rel->trigdesc->numtriggers; ++i) {
+        const Trigger& t = rel->trigdesc->triggers[i];
+        if (t.tgnargs < 1 || !TRIGGER_FOR_BEFORE(t.tgtype) || !fires(t) || !triggers::is_base_trigger_name(t.tgname))
+            continue;
+        const PendingKey key{static_cast<int32>(std::stol(t.tgargs[0])), t.tgnargs > 1 && std::string(t.tgargs[1]) == "rec"};
+        if (t.tgname != triggers::before_trigger_name(key.view_id, key.recursive ? triggers::Part::Recursive
+                                                                                 : triggers::Part::Counting))
+            continue;
+        keys.push_back(key);
+    }
+    return keys;
+}
+
 }  // namespace
+
+bool only_ivm_triggers(Relation rel) {
+    if (rel->trigdesc == nullptr) return true;
+    for (int i = 0; i < rel->trigdesc->numtriggers; ++i) {
+        const char* name = rel->trigdesc->triggers[i].tgname;
+        if (strcmp(name, triggers::guard_trigger) != 0 && !triggers::is_base_trigger_name(name)) return false;
+    }
+    return true;
+}
+
+void announce_rewritten(Relation rel) {
+    const Oid relid = RelationGetRelid(rel);
+    for (const PendingKey key : trigger_keys(rel)) {
+        // its BEFORE firing (the view's writer locks, alone: as for a TRUNCATE) ...
+        Firing before{GetCurrentSubTransactionId(), true, relid};
+        if (key.recursive && pending[key].empty()) before.snapshot = copy_of_active_snapshot();
+        pending[key].push_back(before);
+        lock_writers_early(key, rel, true, nullptr);
+        // ... and its AFTER firing, without rows
+        std::vector<Firing>& firings = pending[key];
+        int unanswered = 0;
+        for (const Firing& f : firings) unanswered += f.before ? 1 : -1;
+        Firing after{GetCurrentSubTransactionId(), false, relid};
+        after.unknown_rows = true;
+        after.command = call([] { return GetActiveSnapshot()->curcid; });
+        if (unanswered > 1) {  // other changes of the statement are still to come
+            firings.push_back(after);
+            continue;
+        }
+        std::vector<Firing> batch = std::move(firings);
+        pending.erase(key);
+        batch.push_back(after);
+        maintain(key, batch);
+    }
+}
 
 void reset_pending(SubTransactionId aborted) {
     if (aborted == InvalidSubTransactionId) {

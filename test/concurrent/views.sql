@@ -13,6 +13,9 @@ SELECT ivm.create_view('c_extremes', 'SELECT b, min(a) AS lo, max(a) AS hi FROM 
 SELECT ivm.create_view('c_outer', 'SELECT s.c, r.a FROM s LEFT JOIN r ON r.b = s.c');
 SELECT ivm.create_view('c_unmatched', 'SELECT c FROM s WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.b = s.c)');
 SELECT ivm.create_view('c_distinct', 'SELECT DISTINCT b FROM r EXCEPT SELECT d FROM s');
+-- views over views: a rebuild swaps the storage they read and tells them (announce_rewritten)
+SELECT ivm.create_view('c_over_join', 'SELECT d, count(*) AS n FROM c_join GROUP BY d');
+SELECT ivm.create_view('c_group_sizes', 'SELECT n, count(*) AS groups FROM (SELECT b, count(*) AS n FROM r GROUP BY b) x GROUP BY n');
 SELECT ivm.create_view('c_closure', 'WITH RECURSIVE t(x, y) AS (SELECT src, dst FROM g UNION SELECT t.x, g.dst FROM t JOIN g ON t.y = g.src) SELECT x, y FROM t');
 -- Deferred: the writers only log; an apply now and then races them (writes.pgbench).
 SELECT ivm.create_view('c_join_later', 'SELECT r.a, s.d FROM r JOIN s ON r.b = s.c', deferred => true);

@@ -14,3 +14,16 @@ TEST(Triggers, OneBeforeAndOneAfterTriggerPerEvent) {
     ASSERT_EQ(drops.size(), ddl.size());
     EXPECT_EQ(drops[4], "DROP TRIGGER IF EXISTS ivm_7_truncate ON public.r");
 }
+
+// A storage swapped for a new heap may carry these (its readers are told)
+// and the guard, nothing else.
+TEST(Triggers, BaseTriggerNamesAreKnown) {
+    for (auto part : {ivm::triggers::Part::Counting, ivm::triggers::Part::Recursive})
+        for (const auto& d : ivm::triggers::base_table_ddl(42, "public.r", part)) {
+            const std::string name = d.substr(std::string("CREATE TRIGGER ").size(), d.find(' ', 15) - 15);
+            EXPECT_TRUE(ivm::triggers::is_base_trigger_name(name)) << name;
+        }
+    for (const char* other : {"ivm_log_insert", "ivm_refuse_change", "ivm_42_audit", "ivm__insert", "ivm_42insert",
+                              "ivm_42_insert_x", "my_ivm_42_insert", "ivm_12345678901_insert"})
+        EXPECT_FALSE(ivm::triggers::is_base_trigger_name(other)) << other;
+}
