@@ -358,7 +358,7 @@ void announce_rewritten(Relation rel) {
         for (const Firing& f : firings) unanswered += f.before ? 1 : -1;
         Firing after{GetCurrentSubTransactionId(), false, relid};
         after.unknown_rows = true;
-        after.command = call([] { return GetActiveSnapshot()->curcid; });
+        after.command = call([] { return ActiveSnapshotSet() ? GetActiveSnapshot()->curcid : GetCurrentCommandId(false); });
         if (unanswered > 1) {  // other changes of the statement are still to come
             firings.push_back(after);
             continue;
