@@ -340,7 +340,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     auto delta = [&] { return counting::delta_query(model, changed, !small); };
     // (a small change locks the stored rows it merges by their keys: merged_by_keys)
     const bool by_keys = !alone && small && !rebuild && !keyed && counting::has_storage_key(model);
-    if (!alone && (rebuild || !keyed) && !by_keys) lock_rows(view, std::string(), [] { return std::string(); });
+    if (!alone && (rebuild || !keyed) && !by_keys) lock_whole_storage(view);
     MaintenanceResult result;
     if (keyed && !rebuild) {
         using counting::KeyedRows;
@@ -414,9 +414,8 @@ MaintenanceResult refresh(ViewRuntime& view) { return run_whole(view, "refresh",
 MaintenanceResult recompute(ViewRuntime& view, const std::vector<bool>& changed) {
     const CountingView& model = view.analyzed.model;
     // As a writer of one base alongside others where it may be, as a large
-    // change's rebuild is, the whole storage locked (lock_rows, no keys).
-    if (!lock_for_maintenance(view, view.entry.storage, shared_base(view, changed)))
-        lock_rows(view, std::string(), [] { return std::string(); });
+    // change's rebuild is, the whole storage locked.
+    if (!lock_for_maintenance(view, view.entry.storage, shared_base(view, changed))) lock_whole_storage(view);
     Elevated e = enter(view);
     std::optional<MaintenanceResult> result = swapped_storage(view);
     if (!result)

@@ -307,6 +307,27 @@ void lock_writers_early(PendingKey key, Relation rel, bool truncate, const Bitma
     spi::finish();
 }
 
+// How many BEFORE firings of the queue no AFTER firing has answered yet.
+int unanswered_befores(const std::vector<Firing>& firings) {
+    int unanswered = 0;
+    for (const Firing& f : firings) unanswered += f.before ? 1 : -1;
+    return unanswered;
+}
+
+// The command id an AFTER firing records: its statement's (netting.hpp).
+CommandId current_command() {
+    return call([] { return ActiveSnapshotSet() ? GetActiveSnapshot()->curcid : GetCurrentCommandId(false); });
+}
+
+// `last` answers the queue's last BEFORE firing: the view is maintained
+// once, with every firing of the statement.
+void maintain_answered(PendingKey key, const Firing& last) {
+    std::vector<Firing> batch = std::move(pending[key]);
+    pending.erase(key);
+    batch.push_back(last);
+    maintain(key, batch);
+}
+
 // Whether trigger `t` fires for a statement now (as PostgreSQL decides:
 // not disabled, and as session_replication_role says).
 bool fires(const Trigger& t) {
@@ -353,20 +374,13 @@ void announce_rewritten(Relation rel) {
         pending[key].push_back(before);
         lock_writers_early(key, rel, true, nullptr);
         // ... and its AFTER firing, without rows
-        std::vector<Firing>& firings = pending[key];
-        int unanswered = 0;
-        for (const Firing& f : firings) unanswered += f.before ? 1 : -1;
         Firing after{GetCurrentSubTransactionId(), false, relid};
         after.unknown_rows = true;
-        after.command = call([] { return ActiveSnapshotSet() ? GetActiveSnapshot()->curcid : GetCurrentCommandId(false); });
-        if (unanswered > 1) {  // other changes of the statement are still to come
-            firings.push_back(after);
-            continue;
-        }
-        std::vector<Firing> batch = std::move(firings);
-        pending.erase(key);
-        batch.push_back(after);
-        maintain(key, batch);
+        after.command = current_command();
+        if (unanswered_befores(pending[key]) > 1)  // other changes of the statement are still to come
+            pending[key].push_back(after);
+        else
+            maintain_answered(key, after);
     }
 }
 
@@ -404,8 +418,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     TriggerData* data = trigger_data(fcinfo);
     PendingKey key = key_argument(data);
     std::vector<Firing>& firings = pending[key];
-    int unanswered = 0;
-    for (const Firing& f : firings) unanswered += f.before ? 1 : -1;
+    const int unanswered = unanswered_befores(firings);
     if (unanswered <= 0) {
         pending.erase(key);
         throw ivm::Error(ivm::sqlstate::internal_error,
@@ -414,7 +427,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
     Firing firing{GetCurrentSubTransactionId(), false, RelationGetRelid(data->tg_relation)};
     firing.truncate = TRIGGER_FIRED_BY_TRUNCATE(data->tg_event);
     firing.unknown_rows = firing.truncate;
-    firing.command = call([] { return GetActiveSnapshot()->curcid; });
+    firing.command = current_command();
     spi::connect();
     std::shared_ptr<ViewRuntime> view = runtime_for_locks(key.view_id);
     const Oid base = firing_base(*view, key, data->tg_relation);
@@ -460,10 +473,7 @@ IVM_SQL_FUNCTION(ivm_after_base_change) {
         firing.new_rows = data->tg_newtable;
         firing.old_rows = data->tg_oldtable;
     }
-    std::vector<Firing> batch = std::move(firings);
-    pending.erase(key);
-    batch.push_back(firing);
-    maintain(key, batch);
+    maintain_answered(key, firing);
     return PointerGetDatum(nullptr);
 }
 

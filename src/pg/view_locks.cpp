@@ -287,26 +287,28 @@ bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<st
 }
 
 // A writer alongside others of its base (lock_for_maintenance) about to
-// merge `delta`: locks the stored rows the merge reads and writes by key,
-// or the whole storage where there are no keys or too many (the merge is
-// not small, or would pass view_locks' budget).
+// write its whole storage (a large change, a rebuild, a recompute).
+void lock_whole_storage(ViewRuntime& view) {
+    view_locks::writing_whole(view.entry.view_id);
+    view_locks::lock_storage(view.entry.view, view.entry.storage, ExclusiveLock);
+    // Its rows are not checked one by one (check_keys): any writer of the
+    // view the snapshot misses is a 40001.
+    refuse_missed_writers(view, -2);
+}
+
+// ... or to merge a small change: locks the stored rows the merge reads
+// and writes by key, or the whole storage where there are no keys or too
+// many (more than view_locks' budget).
 void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& keys_query) {
     const int32 id = view.entry.view_id;
     const Oid storage = view.entry.storage;
-    auto whole = [&] {
-        view_locks::writing_whole(id);
-        view_locks::lock_storage(view.entry.view, storage, ExclusiveLock);
-        // Its rows are not checked one by one (check_keys): any writer
-        // of the view the snapshot misses is a 40001.
-        refuse_missed_writers(view, -2);
-    };
-    if (plan_key.empty() || !counting::has_storage_key(view.analyzed.model)) return whole();
+    if (!counting::has_storage_key(view.analyzed.model)) return lock_whole_storage(view);
     view_locks::lock_storage(view.entry.view, storage, RowExclusiveLock);  // the lock order: storage, then its rows
     const int rc = run_statement(view, "keys " + plan_key, keys_query);
     if (rc != SPI_OK_SELECT) throw Error(sqlstate::internal_error, "ivm could not find the keys of a change");
     std::vector<uint64> keys;
     for (uint64 i = 0; i < SPI_processed; ++i) keys.push_back(static_cast<uint64>(spi::result_int(i, 0)));
-    if (!view_locks::lock_keys(id, view.entry.view, keys)) return whole();
+    if (!view_locks::lock_keys(id, view.entry.view, keys)) return lock_whole_storage(view);
     if (IsolationUsesXactSnapshot() && !keys.empty()) check_keys(view, keys);
 }
 

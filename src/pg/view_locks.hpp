@@ -82,10 +82,13 @@ std::optional<std::size_t> shared_base(const ViewRuntime& view, const std::vecto
 bool lock_for_maintenance(const ViewRuntime& view, Oid storage, std::optional<std::size_t> shared_base = std::nullopt,
                           Snapshot before = nullptr, bool* missed = nullptr);
 
-// A writer alongside others about to merge a change: locks the stored rows
-// it touches by key (`keys_query` makes counting::delta_keys_query;
-// `plan_key` names its kept plan, empty for a change too large to keep
-// one), or the whole storage.
+// A writer alongside others about to write the view's whole storage (a
+// large change, a rebuild, a recompute): locks it EXCLUSIVE.
+void lock_whole_storage(ViewRuntime& view);
+// ... about to merge a small change: locks the stored rows it touches by
+// key (`keys_query` makes counting::delta_keys_query; `plan_key` names its
+// kept plan), or the whole storage where it has no key or the keys are too
+// many.
 void lock_rows(ViewRuntime& view, const std::string& plan_key, const std::function<std::string()>& keys_query);
 
 }  // namespace ivm::pg
