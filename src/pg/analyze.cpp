@@ -226,42 +226,6 @@ enum class Extra {
     Premises,  // the recursive occurrence's __ivm_tid, __ivm_key and columns (as __ivm_p<i>)
 };
 
-// Whether range table entry `rti` is under the nullable side of an outer
-// join in the join tree `node` (`nullable`: `node` itself is).
-bool on_nullable_side(const Node* node, int rti, bool nullable = false) {
-    if (node == nullptr) return false;
-    if (IsA(node, RangeTblRef)) return nullable && reinterpret_cast<const RangeTblRef*>(node)->rtindex == rti;
-    if (IsA(node, FromExpr)) {
-        const ListCell* lc;
-        foreach (lc, reinterpret_cast<const FromExpr*>(node)->fromlist)
-            if (on_nullable_side(static_cast<const Node*>(lfirst(lc)), rti, nullable)) return true;
-        return false;
-    }
-    if (!IsA(node, JoinExpr)) return false;
-    const auto* j = reinterpret_cast<const JoinExpr*>(node);
-    const bool full = j->jointype == JOIN_FULL;
-    return on_nullable_side(j->larg, rti, nullable || full || j->jointype == JOIN_RIGHT) ||
-           on_nullable_side(j->rarg, rti, nullable || full || j->jointype == JOIN_LEFT);
-}
-
-// Whether expr is a column of a table of q declared NOT NULL, and not NULL
-// for an outer join either.  Runs inside call().
-bool not_null_column(Query* q, Node* expr) {
-    if (!IsA(expr, Var) || reinterpret_cast<Var*>(expr)->varlevelsup != 0) return false;
-    // WHERE <column> IS NOT NULL (a decorrelated LATERAL subquery's key)
-    ListCell* lc;
-    foreach (lc, conjuncts_of(q->jointree->quals)) {
-        const auto* test = static_cast<const NullTest*>(lfirst(lc));
-        if (IsA(test, NullTest) && test->nulltesttype == IS_NOT_NULL && !test->argisrow && equal(test->arg, expr))
-            return true;
-    }
-    const Var* v = reinterpret_cast<Var*>(expr);
-    const RangeTblEntry* rte = rt_fetch(v->varno, q->rtable);
-    if (rte->rtekind != RTE_RELATION || v->varattno <= 0) return false;
-    return attribute_not_null(rte->relid, v->varattno) &&
-           !on_nullable_side(reinterpret_cast<Node*>(q->jointree), static_cast<int>(v->varno));
-}
-
 // The WITH query __ivm_a of the touched groups, as a FROM item of a
 // subquery: their keys (__ivm_gk<i>) and their hash (__ivm_ah).  Runs
 // inside call().

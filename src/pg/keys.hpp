@@ -15,6 +15,15 @@ namespace ivm::pg {
 // access: call it inside call()).
 bool attribute_not_null(Oid relid, AttrNumber attno);
 
+// Whether range table entry `rti` is under the nullable side of an outer
+// join in the join tree `node` (`nullable`: `node` itself is).
+bool on_nullable_side(const Node* node, int rti, bool nullable = false);
+
+// Whether expr is a column of a table of q declared NOT NULL (or tested IS
+// NOT NULL in q's WHERE), and not NULL for an outer join either.  Inside
+// call().
+bool not_null_column(Query* q, Node* expr);
+
 // Whether values of `type` compared under `collation` are equal only where
 // their binary images are, as the type's default btree operator class
 // declares for index deduplication (int, text under a deterministic

@@ -3,11 +3,14 @@
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/keys.hpp"
 #include "pg/relations.hpp"
 #include "pg/view_parts.hpp"
 
 extern "C" {
+#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/lsyscache.h"
 #include "rewrite/rewriteManip.h"
 }
 
@@ -283,6 +286,32 @@ void check_subquery(SubLink* link) {
     if (has_sublink(reinterpret_cast<Node*>(sub->targetList))) throw unsupported("subqueries in the select list");
 }
 
+// The subquery's output column `param` names, where it is a plain column.
+Node* subquery_column(const SubLink* link, const Node* param) {
+    if (!IsA(param, Param) || reinterpret_cast<const Param*>(param)->paramkind != PARAM_SUBLINK) return nullptr;
+    const auto* sub = reinterpret_cast<const Query*>(link->subselect);
+    const int resno = reinterpret_cast<const Param*>(param)->paramid;
+    if (resno < 1 || resno > list_length(sub->targetList)) return nullptr;
+    return reinterpret_cast<Node*>(static_cast<TargetEntry*>(list_nth(sub->targetList, resno - 1))->expr);
+}
+
+// Whether `x op ANY/ALL (SELECT y ...)`, in `owner`'s WHERE, is never NULL:
+// x and y are columns that cannot be NULL (as not_null_column says) and op
+// a strict comparison of a btree operator family, which answers true or
+// false for any two values.  Judged on the query as written (the changed
+// rows and the tables' states a filter reads later keep the tables' NOT
+// NULL columns).  Inside call().
+bool compares_never_unknown(Query* owner, SubLink* link) {
+    auto* op = reinterpret_cast<OpExpr*>(link->testexpr);
+    if (op == nullptr || !IsA(op, OpExpr) || list_length(op->args) != 2 || !op_strict(op->opno) ||
+        get_op_btree_interpretation(op->opno) == NIL)
+        return false;
+    Node* x = strip_implicit_coercions(static_cast<Node*>(linitial(op->args)));
+    Node* y = subquery_column(link, strip_implicit_coercions(static_cast<Node*>(lsecond(op->args))));
+    return y != nullptr && not_null_column(owner, x) &&
+           not_null_column(reinterpret_cast<Query*>(link->subselect), strip_implicit_coercions(y));
+}
+
 // The occurrences of the subqueries of q's WHERE, depth first.
 void where_subqueries(Walk& w, Query* q, const std::vector<SubqueryStep>& path) {
     if (q->jointree == nullptr) return;
@@ -300,7 +329,8 @@ void where_subqueries(Walk& w, Query* q, const std::vector<SubqueryStep>& path) 
             check_subquery(link);
             auto* sub = reinterpret_cast<Query*>(link->subselect);
             std::vector<SubqueryStep> deeper = path;
-            deeper.push_back(SubqueryStep{q, c, link});
+            const bool known = link->subLinkType != EXISTS_SUBLINK && call([&] { return compares_never_unknown(q, link); });
+            deeper.push_back(SubqueryStep{q, c, link, known});
             from_tree(w, sub, reinterpret_cast<Node*>(sub->jointree), deeper);
             where_subqueries(w, sub, deeper);
         }
@@ -311,9 +341,14 @@ void where_subqueries(Walk& w, Query* q, const std::vector<SubqueryStep>& path) 
 // A filter holds where a subquery over the changed rows says the outer
 // row may see a different answer: EXISTS finds a changed row; x op ANY
 // changes only through a changed row that compares true or unknown, x op
-// ALL only through one that compares false or unknown.
-Node* filter_of(SubLink* link) {
+// ALL only through one that compares false or unknown.  Where nothing
+// compares unknown, x op ANY is itself the filter, which the planner can
+// start from: the changed rows first, the outer rows by their index (TPC-H
+// Q20's parts renamed forest parts read all forest parts' lineitems, then
+// kept those of the renamed ones).
+Node* filter_of(SubLink* link, bool never_unknown) {  // (never_unknown: SubqueryStep's)
     if (link->subLinkType == EXISTS_SUBLINK) return reinterpret_cast<Node*>(link);
+    if (link->subLinkType == ANY_SUBLINK && never_unknown) return reinterpret_cast<Node*>(link);
     BooleanTest* test = makeNode(BooleanTest);
     test->arg = reinterpret_cast<Expr*>(link);
     test->booltesttype = link->subLinkType == ANY_SUBLINK ? IS_NOT_FALSE : IS_NOT_TRUE;
@@ -393,13 +428,13 @@ Node* nested_filter(const Occurrence& o, const char* changed) {
     Query* innermost = reinterpret_cast<Query*>(inner->subselect);
     rt_fetch(o.rtindex, innermost->rtable)->ctename = pstrdup(changed);
     keep_equality_correlations(innermost, -1);
-    Node* filter = filter_of(inner);
+    Node* filter = filter_of(inner, o.path[m - 1].never_unknown);
     for (std::size_t j = m - 1; j-- > 0;) {
         auto* outer = static_cast<SubLink*>(copyObjectImpl(o.path[j].link));
         Query* sub = reinterpret_cast<Query*>(outer->subselect);
         sub->jointree->quals = replace_conjunct(sub->jointree->quals, o.path[j + 1].conjunct, filter);
         keep_equality_correlations(sub, o.path[j + 1].conjunct);
-        filter = filter_of(outer);
+        filter = filter_of(outer, o.path[j].never_unknown);
     }
     return filter;
 }

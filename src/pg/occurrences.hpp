@@ -19,6 +19,7 @@ struct SubqueryStep {
     Query* owner = nullptr;
     int conjunct = 0;
     SubLink* link = nullptr;
+    bool never_unknown = false;  // x op ANY/ALL (...) that cannot be NULL (occurrences.cpp)
 };
 
 struct Occurrence {
