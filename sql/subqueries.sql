@@ -158,10 +158,11 @@ SELECT * FROM active_kinds ORDER BY kind;
 SELECT * FROM untagged_kinds ORDER BY kind;
 SELECT ivm.drop_view('active_kinds'), ivm.drop_view('untagged_kinds');
 
--- IN, NOT IN and op ANY between columns declared NOT NULL (and not on an
--- outer join's nullable side) are never unknown: a change inside is found
--- by the same comparison with the changed rows, which the planner can start
--- from (TPC-H Q20's and Q16's shapes); elsewhere by IS NOT FALSE
+-- IN, NOT IN, op ANY and op ALL between columns declared NOT NULL (and not
+-- on an outer join's nullable side) are never unknown: a change inside is
+-- found by the comparison with the changed rows (for ALL its negation),
+-- which the planner can start from (TPC-H Q20's and Q16's shapes);
+-- elsewhere by IS NOT FALSE (IS NOT TRUE for ALL)
 CREATE TABLE parts (pkey int PRIMARY KEY, name text NOT NULL);
 CREATE TABLE supplies (part int NOT NULL, supplier int NOT NULL);
 CREATE TABLE suppliers (id int PRIMARY KEY, nation text);
@@ -171,15 +172,17 @@ INSERT INTO suppliers SELECT i, CASE WHEN i % 2 = 0 THEN 'x' ELSE 'y' END FROM g
 SELECT ivm.create_view('forest_suppliers', 'SELECT id, nation FROM suppliers WHERE id IN (SELECT supplier FROM supplies WHERE part IN (SELECT pkey FROM parts WHERE name LIKE ''forest%''))');
 SELECT ivm.create_view('supplies_not_x', 'SELECT part, supplier FROM supplies WHERE supplier NOT IN (SELECT id FROM suppliers WHERE nation = ''x'')');
 SELECT ivm.create_view('supplies_above_y', 'SELECT part, supplier FROM supplies WHERE supplier > ANY (SELECT id FROM suppliers WHERE nation = ''y'')');
+SELECT ivm.create_view('supplies_above_all_y', 'SELECT part, supplier FROM supplies WHERE supplier > ALL (SELECT id FROM suppliers WHERE nation = ''y'')');
 SELECT ivm.create_view('suppliers_not_forest', 'SELECT s.id, p.part FROM suppliers s LEFT JOIN supplies p ON p.supplier = s.id WHERE p.part NOT IN (SELECT pkey FROM parts WHERE name LIKE ''forest%'')');
-SELECT v, count(*) FILTER (WHERE line LIKE '%IS NOT FALSE%') AS unknown_tested, count(*) FILTER (WHERE line LIKE '%IN (%') > 0 AS reads_in
-FROM unnest(ARRAY['forest_suppliers', 'supplies_not_x', 'supplies_above_y', 'suppliers_not_forest']) v, ivm.explain_view(v) line GROUP BY v ORDER BY v;
+SELECT v, count(*) FILTER (WHERE line LIKE '%IS NOT FALSE%' OR line LIKE '%IS NOT TRUE%') AS unknown_tested, count(*) FILTER (WHERE line LIKE '%IN (%') > 0 AS reads_in
+FROM unnest(ARRAY['forest_suppliers', 'supplies_not_x', 'supplies_above_y', 'supplies_above_all_y', 'suppliers_not_forest']) v, ivm.explain_view(v) line GROUP BY v ORDER BY v;
 UPDATE parts SET name = 'forest ' || pkey WHERE pkey IN (1, 2);
 UPDATE parts SET name = 'lake' WHERE pkey = 3;
 INSERT INTO suppliers VALUES (7, 'x'), (8, NULL);
 UPDATE suppliers SET nation = 'y' WHERE id = 2;
 INSERT INTO supplies VALUES (1, 7), (13, 6);
-SELECT ivm_check('forest_suppliers'), ivm_check('supplies_not_x'), ivm_check('supplies_above_y'), ivm_check('suppliers_not_forest');
+SELECT ivm_check('forest_suppliers'), ivm_check('supplies_not_x'), ivm_check('supplies_above_y'), ivm_check('supplies_above_all_y'),
+       ivm_check('suppliers_not_forest');
 -- no forest part left, then one: rows whose supplier supplies nothing
 -- (NULL NOT IN an empty set is true, of a set with rows unknown) come and go
 UPDATE parts SET name = 'lake' WHERE name LIKE 'forest%';
@@ -187,9 +190,10 @@ SELECT count(*) FROM suppliers_not_forest WHERE part IS NULL;
 INSERT INTO parts VALUES (20, 'forest 20');
 SELECT count(*) FROM suppliers_not_forest WHERE part IS NULL;
 DELETE FROM suppliers WHERE nation = 'y';
-SELECT ivm_check('forest_suppliers'), ivm_check('supplies_not_x'), ivm_check('supplies_above_y'), ivm_check('suppliers_not_forest');
+SELECT ivm_check('forest_suppliers'), ivm_check('supplies_not_x'), ivm_check('supplies_above_y'), ivm_check('supplies_above_all_y'),
+       ivm_check('suppliers_not_forest');
 SELECT ivm.drop_view('forest_suppliers'), ivm.drop_view('supplies_not_x'), ivm.drop_view('supplies_above_y'),
-       ivm.drop_view('suppliers_not_forest');
+       ivm.drop_view('supplies_above_all_y'), ivm.drop_view('suppliers_not_forest');
 DROP TABLE parts, supplies, suppliers;
 
 -- what stays refused

@@ -338,17 +338,34 @@ void where_subqueries(Walk& w, Query* q, const std::vector<SubqueryStep>& path) 
     }
 }
 
+// x op ALL (...) as x negator-of-op ANY (...), its negation where nothing
+// compares unknown; null where op has no negator.
+SubLink* negated_all(SubLink* link) {
+    const auto* op = reinterpret_cast<const OpExpr*>(link->testexpr);
+    const Oid negator = get_negator(op->opno);
+    if (!OidIsValid(negator)) return nullptr;
+    auto* negated = static_cast<OpExpr*>(copyObjectImpl(op));
+    negated->opno = negator;
+    negated->opfuncid = get_opcode(negator);
+    SubLink* any = static_cast<SubLink*>(copyObjectImpl(link));
+    any->subLinkType = ANY_SUBLINK;
+    any->testexpr = reinterpret_cast<Node*>(negated);
+    return any;
+}
+
 // A filter holds where a subquery over the changed rows says the outer
 // row may see a different answer: EXISTS finds a changed row; x op ANY
 // changes only through a changed row that compares true or unknown, x op
 // ALL only through one that compares false or unknown.  Where nothing
-// compares unknown, x op ANY is itself the filter, which the planner can
-// start from: the changed rows first, the outer rows by their index (TPC-H
-// Q20's parts renamed forest parts read all forest parts' lineitems, then
-// kept those of the renamed ones).
+// compares unknown, x op ANY is itself the filter, and x op ALL's is x
+// (not op) ANY, which the planner can start from: the changed rows first,
+// the outer rows by their index (TPC-H Q20's parts renamed forest parts
+// read all forest parts' lineitems, then kept those of the renamed ones).
 Node* filter_of(SubLink* link, bool never_unknown) {  // (never_unknown: SubqueryStep's)
     if (link->subLinkType == EXISTS_SUBLINK) return reinterpret_cast<Node*>(link);
     if (link->subLinkType == ANY_SUBLINK && never_unknown) return reinterpret_cast<Node*>(link);
+    if (link->subLinkType == ALL_SUBLINK && never_unknown)
+        if (SubLink* any = negated_all(link)) return reinterpret_cast<Node*>(any);
     BooleanTest* test = makeNode(BooleanTest);
     test->arg = reinterpret_cast<Expr*>(link);
     test->booltesttype = link->subLinkType == ANY_SUBLINK ? IS_NOT_FALSE : IS_NOT_TRUE;

@@ -180,10 +180,10 @@ SELECT ivm.create_view('dt_keyed_chain', 'SELECT f.id, d.name, e.x FROM f, dim d
 SELECT ivm.create_view('dt_keyed_alone', 'SELECT id, k FROM f WHERE v > 0');
 SELECT ivm.create_view('dt_keyed_over', 'SELECT name, count(*) AS n, sum(v) AS sv FROM dt_keyed GROUP BY name');
 SELECT ivm.create_view('dt_keyed_not', 'SELECT f.v, dim.name FROM f LEFT JOIN dim ON f.k = dim.k');
--- IN, NOT IN and > ANY between NOT NULL columns: changes inside found by
--- the comparison itself (occurrences.cpp, compares_never_unknown)
+-- IN, NOT IN, > ANY and >= ALL between NOT NULL columns: changes inside
+-- found by the comparison itself (for ALL its negation) (occurrences.cpp, compares_never_unknown)
 SELECT ivm.create_view('dt_in_notnull', 'SELECT id, v FROM f WHERE id IN (SELECT a FROM g2 WHERE b IN (SELECT k FROM dim WHERE name IS DISTINCT FROM ''x''))');
-SELECT ivm.create_view('dt_not_in_notnull', 'SELECT a, b FROM g2 WHERE a NOT IN (SELECT k FROM dim WHERE name IS NOT NULL) AND b > ANY (SELECT id FROM f WHERE v > 1)');
+SELECT ivm.create_view('dt_not_in_notnull', 'SELECT a, b FROM g2 WHERE a NOT IN (SELECT k FROM dim WHERE name IS NOT NULL) AND b > ANY (SELECT id FROM f WHERE v > 1) AND a >= ALL (SELECT id FROM f WHERE v = 3)');
 -- joins read through their alias (the templates read the tables under them)
 SELECT ivm.create_view('dt_named_join', 'SELECT j.a, j.d, j.c FROM (r JOIN s ON r.b = s.b) AS j WHERE j.a IS DISTINCT FROM 2');
 SELECT ivm.create_view('dt_named_left', 'SELECT x.id, x.name FROM (f LEFT JOIN dim ON dim.k = f.k) AS x');
