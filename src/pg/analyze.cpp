@@ -556,14 +556,8 @@ bool never_null(const Query* leaf, const Node* expr, const char* cte, const std:
             return rte->jointype == JOIN_INNER && column < static_cast<std::size_t>(list_length(rte->joinaliasvars)) &&
                    never_null(leaf, static_cast<const Node*>(list_nth(rte->joinaliasvars, static_cast<int>(column))), cte,
                               known_not_null);
-        case RTE_RELATION: {
-            const Oid relid = rte->relid;
-            return call([&] {
-                const char kind = get_rel_relkind(relid);
-                return (kind == RELKIND_RELATION || kind == RELKIND_PARTITIONED_TABLE) &&
-                       attribute_not_null(relid, var->varattno);
-            });
-        }
+        case RTE_RELATION:
+            return call([&] { return read_column_not_null(rte, var->varattno); });
         default:
             return false;
     }

@@ -360,10 +360,16 @@ bool not_null_column(Query* q, Node* expr) {
             return true;
     }
     const Var* v = reinterpret_cast<Var*>(expr);
-    const RangeTblEntry* rte = rt_fetch(v->varno, q->rtable);
-    if (rte->rtekind != RTE_RELATION || v->varattno <= 0) return false;
-    return attribute_not_null(rte->relid, v->varattno) &&
+    return read_column_not_null(rt_fetch(v->varno, q->rtable), v->varattno) &&
            !on_nullable_side(reinterpret_cast<Node*>(q->jointree), static_cast<int>(v->varno));
+}
+
+bool read_column_not_null(const RangeTblEntry* rte, AttrNumber attno) {
+    if (rte->rtekind != RTE_RELATION || attno <= 0) return false;
+    const char kind = get_rel_relkind(rte->relid);
+    if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return false;
+    return attribute_not_null(rte->relid, attno) &&
+           (kind == RELKIND_PARTITIONED_TABLE || !rte->inh || !has_subclass(rte->relid));
 }
 
 bool image_equal(Oid type, Oid collation) {

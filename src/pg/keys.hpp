@@ -19,6 +19,12 @@ bool attribute_not_null(Oid relid, AttrNumber attno);
 // join in the join tree `node` (`nullable`: `node` itself is).
 bool on_nullable_side(const Node* node, int rti, bool nullable = false);
 
+// Whether column `attno` of the table `rte` reads is never NULL there:
+// declared NOT NULL in a table, and for a table read with its inheritance
+// children not one a child may have dropped the constraint of (PostgreSQL
+// 15 lets a child do so; a partition may not).  Inside call().
+bool read_column_not_null(const RangeTblEntry* rte, AttrNumber attno);
+
 // Whether expr is a column of a table of q declared NOT NULL (or tested IS
 // NOT NULL in q's WHERE), and not NULL for an outer join either.  Inside
 // call().
