@@ -927,6 +927,8 @@ std::vector<AttrNumber> describe_rows(const Occurrence& o, Oid relid, Source& so
         for (int a = 1; a <= natts; ++a) columns.push_back(static_cast<AttrNumber>(a));
     }
     std::sort(columns.begin(), columns.end());
+    // (a child may have dropped a NOT NULL its parent declares: keys.hpp)
+    const bool children = rt_fetch(o.rtindex, o.owner->rtable)->inh && call([&] { return has_inheritance_children(relid); });
     for (AttrNumber a : columns) {
         Oid type = InvalidOid;
         bool not_null = false;
@@ -944,7 +946,7 @@ std::vector<AttrNumber> describe_rows(const Occurrence& o, Oid relid, Source& so
         Column c;
         c.name = call([&] { return quote_identifier(name); });
         set_equality(c, type);
-        c.not_null = not_null;
+        c.not_null = not_null && !children;
         source.columns.push_back(c.name);
         if (compared_alike && !c.image && std::find(best.begin(), best.end(), a) != best.end()) source.key.push_back(c);
         source.row.push_back(std::move(c));

@@ -368,9 +368,10 @@ bool read_column_not_null(const RangeTblEntry* rte, AttrNumber attno) {
     if (rte->rtekind != RTE_RELATION || attno <= 0) return false;
     const char kind = get_rel_relkind(rte->relid);
     if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return false;
-    return attribute_not_null(rte->relid, attno) &&
-           (kind == RELKIND_PARTITIONED_TABLE || !rte->inh || !has_subclass(rte->relid));
+    return attribute_not_null(rte->relid, attno) && !(rte->inh && has_inheritance_children(rte->relid));
 }
+
+bool has_inheritance_children(Oid relid) { return get_rel_relkind(relid) == RELKIND_RELATION && has_subclass(relid); }
 
 bool image_equal(Oid type, Oid collation) {
     const Oid base = getBaseType(type);
@@ -404,8 +405,7 @@ std::vector<AttrNumber> index_leads(Oid relid) {
 }
 
 std::vector<UniqueKey> unique_keys(Oid relid) {
-    const bool children = call([&] { return get_rel_relkind(relid) == RELKIND_RELATION && has_subclass(relid); });
-    if (children) return {};
+    if (call([&] { return has_inheritance_children(relid); })) return {};
     List* indexes = index_list(relid);
     std::vector<UniqueKey> keys;
     ListCell* lc;

@@ -25,6 +25,11 @@ bool on_nullable_side(const Node* node, int rti, bool nullable = false);
 // 15 lets a child do so; a partition may not).  Inside call().
 bool read_column_not_null(const RangeTblEntry* rte, AttrNumber attno);
 
+// Whether `relid` is a table with inheritance children (not a partitioned
+// one): their rows may break what the parent declares (NOT NULL, unique
+// indexes).  Inside call().
+bool has_inheritance_children(Oid relid);
+
 // Whether expr is a column of a table of q declared NOT NULL (or tested IS
 // NOT NULL in q's WHERE), and not NULL for an outer join either.  Inside
 // call().
