@@ -307,6 +307,17 @@ void lock_writers_early(PendingKey key, Relation rel, bool truncate, const Bitma
     spi::finish();
 }
 
+// A BEFORE firing for the view `key` on `rel`: queued (the first of a
+// recursive view's with the snapshot its over-deletion reads), and the
+// view's writer locks taken.
+void record_before(PendingKey key, Relation rel, bool truncate, const Bitmapset* updated) {
+    std::vector<Firing>& firings = pending[key];
+    Firing firing{GetCurrentSubTransactionId(), true, RelationGetRelid(rel)};
+    if (key.recursive && firings.empty()) firing.snapshot = copy_of_active_snapshot();
+    firings.push_back(firing);
+    lock_writers_early(key, rel, truncate, updated);
+}
+
 // How many BEFORE firings of the queue no AFTER firing has answered yet.
 int unanswered_befores(const std::vector<Firing>& firings) {
     int unanswered = 0;
@@ -369,10 +380,7 @@ void announce_rewritten(Relation rel) {
     const Oid relid = RelationGetRelid(rel);
     for (const PendingKey key : trigger_keys(rel)) {
         // its BEFORE firing (the view's writer locks, alone: as for a TRUNCATE) ...
-        Firing before{GetCurrentSubTransactionId(), true, relid};
-        if (key.recursive && pending[key].empty()) before.snapshot = copy_of_active_snapshot();
-        pending[key].push_back(before);
-        lock_writers_early(key, rel, true, nullptr);
+        record_before(key, rel, true, nullptr);
         // ... and its AFTER firing, without rows
         Firing after{GetCurrentSubTransactionId(), false, relid};
         after.unknown_rows = true;
@@ -403,14 +411,8 @@ using namespace ivm::pg;
 
 IVM_SQL_FUNCTION(ivm_before_base_change) {
     TriggerData* data = trigger_data(fcinfo);
-    PendingKey key = key_argument(data);
-    std::vector<Firing>& firings = pending[key];
-    Firing firing{GetCurrentSubTransactionId(), true, RelationGetRelid(data->tg_relation)};
-    if (key.recursive && firings.empty())
-        firing.snapshot = copy_of_active_snapshot();
-    firings.push_back(firing);
-    lock_writers_early(key, data->tg_relation, TRIGGER_FIRED_BY_TRUNCATE(data->tg_event),
-                       TRIGGER_FIRED_BY_UPDATE(data->tg_event) ? data->tg_updatedcols : nullptr);
+    record_before(key_argument(data), data->tg_relation, TRIGGER_FIRED_BY_TRUNCATE(data->tg_event),
+                  TRIGGER_FIRED_BY_UPDATE(data->tg_event) ? data->tg_updatedcols : nullptr);
     return PointerGetDatum(nullptr);
 }
 
