@@ -52,6 +52,7 @@ require_tests() {
     require "$bindir/pg_restore" postgresql-client-15
     require "$bindir/pgbench" postgresql-15
     require "$bindir/pg_basebackup" postgresql-client-15
+    require /usr/lib/postgresql/15/lib/auto_explain.so postgresql-15
     require /usr/include/gtest/gtest.h libgtest-dev
     require /usr/lib/x86_64-linux-gnu/libgtest.a libgtest-dev
     require /usr/lib/x86_64-linux-gnu/libgtest_main.a libgtest-dev
@@ -144,6 +145,7 @@ run_tests() {
     suite "extension upgrade (ALTER EXTENSION ivm UPDATE)" "$here/test/upgrade/run.sh"
     suite "differential tests" "$here/test/differential/run.sh"
     suite "TPC-H queries as views under the refresh functions and updates" "$here/test/tpch/run.sh"
+    suite "maintenance plans: changes estimated with their tables' statistics" "$here/test/plans/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
     suite "concurrent writers, every change rebuilding (by heap swap)" \
         env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
@@ -161,6 +163,7 @@ run_tests() {
     suite "extension upgrade without shared_preload_libraries" "$here/test/upgrade/run.sh"
     suite "differential tests without shared_preload_libraries" "$here/test/differential/run.sh" 2 100
     suite "TPC-H queries as views without shared_preload_libraries" "$here/test/tpch/run.sh"
+    suite "maintenance plans without shared_preload_libraries" "$here/test/plans/run.sh"
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     suite "concurrent writers, every change rebuilding, without shared_preload_libraries" \
         env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"

@@ -246,6 +246,8 @@ void register_changes(const ViewRuntime& view, const std::vector<BaseChange>& ch
 
 bool maintaining(Oid storage) { return !writing.empty() && writing.back().storage == storage; }
 
+bool maintaining_any() { return !writing.empty(); }
+
 void reset_maintenance_state(SubTransactionId aborted) {
     while (!writing.empty() && writing.back().subxact >= aborted) writing.pop_back();
     // The sets an aborted subtransaction made went with its memory; an

@@ -138,6 +138,8 @@ int64 row_count(ViewRuntime& view);
 
 // Whether the storage table is being written by maintenance right now.
 bool maintaining(Oid storage);
+// Whether any view is being maintained right now (in this backend).
+bool maintaining_any();
 // After a (sub)transaction abort: forget writes begun inside it
 // (InvalidSubTransactionId: all of them).
 void reset_maintenance_state(SubTransactionId aborted);

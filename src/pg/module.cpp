@@ -3,6 +3,7 @@
 #include "pg/deferred.hpp"
 #include "pg/boundary.hpp"
 #include "pg/catalog.hpp"
+#include "pg/change_estimates.hpp"
 #include "pg/ddl_events.hpp"
 #include "pg/dred_backward_forward.hpp"
 #include "pg/faults.hpp"
@@ -67,6 +68,7 @@ void _PG_init(void) {
     CacheRegisterRelcacheCallback(on_relcache, 0);
     ivm::pg::use_installed_key_hash();
     ivm::pg::install_large_statement_hook();
+    ivm::pg::install_change_estimates_hook();
     ivm::pg::define_settings();
     ivm::pg::faults::define_setting();
     ivm::pg::define_backward_forward_setting();
