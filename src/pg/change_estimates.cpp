@@ -33,11 +33,10 @@ void set_rows(RelOptInfo* rel, double rows) {
 
 // A tuplestore scan's filters estimated as on the relation it stands for:
 // the selectivities cached in its restrictions are computed anew with a
-// range-table entry of that relation in its place.  Returns whether the
-// estimate changed.
-bool estimate_filters(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
+// range-table entry of that relation in its place.
+void estimate_filters(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
     const char kind = stands_in_kind(rte);
-    if (kind == '\0' || rel->baserestrictinfo == NIL) return false;
+    if (kind == '\0' || rel->baserestrictinfo == NIL) return;
     RangeTblEntry stand_in = *rte;
     stand_in.rtekind = RTE_RELATION;
     stand_in.relkind = kind;
@@ -51,10 +50,7 @@ bool estimate_filters(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEnt
     root->simple_rte_array[rti] = &stand_in;
     const Selectivity s = clauselist_selectivity(root, rel->baserestrictinfo, 0, JOIN_INNER, nullptr);
     root->simple_rte_array[rti] = rte;
-    const double rows = clamp_row_est(rel->tuples * s);
-    if (rows == rel->rows) return false;
-    set_rows(rel, rows);
-    return true;
+    set_rows(rel, clamp_row_est(rel->tuples * s));
 }
 
 // An append relation's rows as set_append_rel_size sums them: its live
