@@ -17,6 +17,7 @@
 #include "pg/occurrences.hpp"
 #include "pg/program.hpp"
 #include "pg/scalar_subqueries.hpp"
+#include "pg/views_not_null.hpp"
 
 extern "C" {
 #include "rewrite/rewriteManip.h"
@@ -1059,6 +1060,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         read_views_through_parts(q, parts);
         out.expanded_views.push_back(shown);
     }
+    const ViewsNotNull views_not_null(q, out.not_null_from);
     plain_uncorrelated_laterals(q);
     // A recursive program: described, then its outer query as any other.
     describe_program(q, recursive_storage, out);
@@ -1087,6 +1089,8 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         const ExprTyping t = typing_of(expr);
         out.model.columns.push_back(make_column(te->resname, t.type, t.typmod, t.collation));
         mark_key_lead(out.model.columns, t.type);
+        // (what a query over this view learns of it: views_not_null.hpp)
+        if (q->setOperations == nullptr) out.model.columns.back().not_null = call([&] { return not_null_column(q, expr); });
         names.push_back(te->resname);
     }
     if (out.model.columns.empty()) throw unsupported("views without columns");

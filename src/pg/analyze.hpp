@@ -32,6 +32,9 @@ struct AnalyzedView {
     std::optional<Program> program;
     bool recursion() const { return recursive.has_value() || program.has_value(); }
     std::vector<Oid> expanded_views;  // plain views expanded into the query
+    // Tables whose NOT NULL columns the analysis relied on through the
+    // maintained views the query reads (views_not_null.hpp).
+    std::vector<Oid> not_null_from;
 };
 
 // Parses and analyzes the user's query as PostgreSQL would (42601, 42P01,

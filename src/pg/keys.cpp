@@ -2,6 +2,7 @@
 
 #include "pg/boundary.hpp"
 #include "pg/occurrences.hpp"
+#include "pg/views_not_null.hpp"
 
 #include <algorithm>
 
@@ -367,6 +368,7 @@ bool not_null_column(Query* q, Node* expr) {
 bool read_column_not_null(const RangeTblEntry* rte, AttrNumber attno) {
     if (rte->rtekind != RTE_RELATION || attno <= 0) return false;
     const char kind = get_rel_relkind(rte->relid);
+    if (kind == RELKIND_VIEW) return view_column_not_null(rte->relid, attno);
     if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE) return false;
     return attribute_not_null(rte->relid, attno) && !(rte->inh && has_inheritance_children(rte->relid));
 }

@@ -22,7 +22,8 @@ bool on_nullable_side(const Node* node, int rti, bool nullable = false);
 // Whether column `attno` of the table `rte` reads is never NULL there:
 // declared NOT NULL in a table, and for a table read with its inheritance
 // children not one a child may have dropped the constraint of (PostgreSQL
-// 15 lets a child do so; a partition may not).  Inside call().
+// 15 lets a child do so; a partition may not); of a maintained view, as
+// views_not_null.hpp says.  Inside call().
 bool read_column_not_null(const RangeTblEntry* rte, AttrNumber attno);
 
 // Whether `relid` is a table with inheritance children (not a partitioned

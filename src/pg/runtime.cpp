@@ -43,7 +43,9 @@ bool ViewRuntime::depends_on(Oid relid) const {
            (relid == entry.recursive_storage && relid != InvalidOid) || base_index(relid) >= 0 ||
            recursive_base_index(relid) >= 0 ||
            std::find(analyzed.expanded_views.begin(), analyzed.expanded_views.end(), relid) !=
-               analyzed.expanded_views.end();
+               analyzed.expanded_views.end() ||
+           std::find(analyzed.not_null_from.begin(), analyzed.not_null_from.end(), relid) !=
+               analyzed.not_null_from.end();
 }
 
 // The pages of the relations a view's maintenance reads: its storage, its
