@@ -26,7 +26,13 @@ std::string old_rows_relation(std::size_t base);
 // marked true: one row per view tuple whose count changes, with the change.
 // `large`: a change too large for its transition rows to be hashed in
 // memory, planned for its size (it reads tables as they were by joins).
-std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large = false);
+// `base_rows` (per base, its transition rows; empty: the query's order)
+// orders each block's changed occurrences, fewest rows first: a term
+// reads the occurrences changed before its own as they were (the table now
+// and its transition rows appended, which a nested loop scans again for
+// every outer row), those after as they are now.
+std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large = false,
+                        const std::vector<double>& base_rows = {});
 
 // The difference between the view's query run now and what the storage
 // holds: merging it makes the storage exact (refresh, and the first fill).

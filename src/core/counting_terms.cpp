@@ -307,7 +307,7 @@ namespace {
 // (__ivm_cnt), not yet summed: the union of the delta's terms.  Counts the
 // changed occurrences of base tables in *occurrences.
 std::string changed_terms(const CountingView& view, const std::vector<bool>& changed_bases, bool large,
-                          std::size_t* occurrences) {
+                          const std::vector<double>& base_rows, std::size_t* occurrences) {
     std::vector<std::string> terms;
     std::size_t changed_occurrences = 0;
     for (const Block& block : view.blocks) {
@@ -315,6 +315,10 @@ std::string changed_terms(const CountingView& view, const std::vector<bool>& cha
         std::vector<std::size_t> changed;
         for (std::size_t k = 0; k < block.sources.size(); ++k)
             if (changed_bases.at(block.sources[k].base)) changed.push_back(k);
+        if (!base_rows.empty())
+            std::stable_sort(changed.begin(), changed.end(), [&](std::size_t a, std::size_t b) {
+                return base_rows.at(block.sources[a].base) < base_rows.at(block.sources[b].base);
+            });
         changed_occurrences += changed.size();
         for (std::size_t j = 0; j < changed.size(); ++j) {
             std::vector<State> states = all_now(block);
@@ -343,9 +347,10 @@ std::string changed_terms(const CountingView& view, const std::vector<bool>& cha
 
 }  // namespace
 
-std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large) {
+std::string delta_query(const CountingView& view, const std::vector<bool>& changed_bases, bool large,
+                        const std::vector<double>& base_rows) {
     std::size_t changed_occurrences = 0;
-    const std::string all = changed_terms(view, changed_bases, large, &changed_occurrences);
+    const std::string all = changed_terms(view, changed_bases, large, base_rows, &changed_occurrences);
     // For an aggregate view every input row that changed marks its group,
     // even when its changes cancel (an UPDATE of an aggregated column).
     switch (view.shape()) {

@@ -165,6 +165,19 @@ std::string size_class(double rows) {
     return " " + std::to_string(c);
 }
 
+// Where several bases changed, the order counting::delta_query takes them
+// in (fewest transition rows first), which a kept plan is kept under.
+std::string changed_order(const std::vector<bool>& changed, const std::vector<double>& base_rows) {
+    std::vector<std::size_t> order;
+    for (std::size_t b = 0; b < changed.size(); ++b)
+        if (changed[b]) order.push_back(b);
+    if (order.size() < 2) return "";
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return base_rows[a] < base_rows[b]; });
+    std::string key = " order";
+    for (std::size_t b : order) key += " " + std::to_string(b);
+    return key;
+}
+
 // A lookup base's change whose rows pair up by its key moves its tuples in
 // place (counting::lookup_update_statement); nothing when they do not.
 std::optional<MaintenanceResult> run_lookup_update(ViewRuntime& view, std::size_t base, bool small, double rows) {
@@ -310,14 +323,16 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     std::vector<bool> changed(model.bases.size(), false);
     std::string key;
     double inserted = 0, deleted = 0;
+    std::vector<double> base_rows(changes.size(), 0);
     for (std::size_t b = 0; b < changes.size(); ++b) {
         changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
         key += changed[b] ? '1' : '0';
+        base_rows[b] = static_cast<double>(rows_in(changes[b].new_rows) + rows_in(changes[b].old_rows));
         inserted += static_cast<double>(rows_in(changes[b].new_rows));
         deleted += static_cast<double>(rows_in(changes[b].old_rows));
     }
     const double rows = inserted + deleted;
-    key += size_class(rows);
+    key += size_class(rows) + changed_order(changed, base_rows);
     const bool alone = lock_for_maintenance(view, view.entry.storage, shared_base(view, changed));
     register_changes(view, changes, view.analyzed.base_oids);
     Elevated e = enter(view);
@@ -337,7 +352,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
             return *moved;
         }
     }
-    auto delta = [&] { return counting::delta_query(model, changed, !small); };
+    auto delta = [&] { return counting::delta_query(model, changed, !small, base_rows); };
     // (a small change locks the stored rows it merges by their keys: merged_by_keys)
     const bool by_keys = !alone && small && !rebuild && !keyed && counting::has_storage_key(model);
     if (!alone && (rebuild || !keyed) && !by_keys) lock_whole_storage(view);

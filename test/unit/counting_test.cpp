@@ -48,6 +48,21 @@ TEST(CountingDelta, TwoChangedTablesTelescope) {
     EXPECT_NE(sql.find("__ivm_t.__ivm_c1 OPERATOR(pg_catalog.*) __ivm_t.__ivm_c2"), std::string::npos);
 }
 
+TEST(CountingDelta, FewerChangedRowsAreReadAsTheyWere) {
+    const std::string r_before = "FROM ONLY public.r __ivm_r UNION ALL SELECT __ivm_r.*, -1::bigint AS __ivm_cnt FROM (SELECT * "
+                                 "FROM ivm_new_1 OFFSET 0)";
+    const std::string s_before = "FROM ONLY public.s __ivm_r UNION ALL SELECT __ivm_r.*, -1::bigint AS __ivm_cnt FROM (SELECT * "
+                                 "FROM ivm_new_2 OFFSET 0)";
+    // r changed by fewer rows: r taken first, s's term reads r as it was
+    const std::string r_fewer = ivm::counting::delta_query(join_view(), {true, true}, false, {10, 1000});
+    EXPECT_NE(r_fewer.find(r_before), std::string::npos);
+    EXPECT_EQ(r_fewer.find(s_before), std::string::npos);
+    // s changed by fewer: s first, r's term reads s as it was, never r
+    const std::string s_fewer = ivm::counting::delta_query(join_view(), {true, true}, false, {1000, 10});
+    EXPECT_NE(s_fewer.find(s_before), std::string::npos);
+    EXPECT_EQ(s_fewer.find(r_before), std::string::npos);
+}
+
 // r WHERE NOT EXISTS (SELECT 1 FROM s WHERE s.b = r.b): s is read by a subquery.
 CountingView anti_join_view() {
     CountingView v = join_view();
