@@ -216,6 +216,22 @@ DELETE FROM lines WHERE order_id IS NULL;
 SELECT count(*), ivm_check('small_orders') FROM small_orders;
 SELECT ivm.drop_view('small_orders');
 DROP TABLE orders, lines;
+-- the same through a view of the user's, redefined to show a nullable column
+CREATE TABLE orders (id int PRIMARY KEY, customer int NOT NULL);
+INSERT INTO orders SELECT i, i % 10 FROM generate_series(1, 50) i;
+CREATE TABLE lines (order_id int NOT NULL, qty int NOT NULL);
+INSERT INTO lines SELECT i % 40 + 1, 1 + i % 7 FROM generate_series(1, 150) i;
+SELECT ivm.create_view('ordered', 'SELECT order_id FROM lines GROUP BY order_id');
+SELECT ivm.create_view('unordered', 'SELECT id FROM orders WHERE id NOT IN (SELECT order_id FROM ordered)');
+INSERT INTO orders VALUES (51, 1);
+SELECT count(*), ivm_check('unordered') FROM unordered;
+SELECT ivm.alter_view('ordered', 'SELECT CASE WHEN qty < 7 THEN order_id END AS order_id FROM lines GROUP BY 1');
+SELECT count(*), ivm_check('unordered') FROM unordered;
+INSERT INTO orders VALUES (52, 1);
+UPDATE lines SET qty = 1 WHERE qty = 7;
+SELECT count(*), ivm_check('unordered') FROM unordered;
+SELECT ivm.drop_view('unordered'), ivm.drop_view('ordered');
+DROP TABLE orders, lines;
 
 -- what stays refused
 SELECT refused($$SELECT id FROM items i WHERE kind = (SELECT max(id) FROM kinds k WHERE k.id = i.kind UNION SELECT 1)$$);

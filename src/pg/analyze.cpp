@@ -1090,7 +1090,8 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         out.model.columns.push_back(make_column(te->resname, t.type, t.typmod, t.collation));
         mark_key_lead(out.model.columns, t.type);
         // (what a query over this view learns of it: views_not_null.hpp)
-        if (q->setOperations == nullptr) out.model.columns.back().not_null = call([&] { return not_null_column(q, expr); });
+        if (q->setOperations == nullptr && q->groupingSets == NIL)
+            out.model.columns.back().not_null = call([&] { return not_null_column(q, expr); });
         names.push_back(te->resname);
     }
     if (out.model.columns.empty()) throw unsupported("views without columns");

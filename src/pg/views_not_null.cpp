@@ -62,7 +62,9 @@ ViewsNotNull::ViewsNotNull(Query* q, std::vector<Oid>& relied_on) : enclosing_(i
         if (attribute_count(view) != static_cast<int>(a.model.columns.size())) continue;
         std::vector<bool>& columns = columns_[view];
         for (const Column& c : a.model.columns) columns.push_back(c.not_null);
-        for (const std::vector<Oid>* from : {&a.base_oids, &a.recursive_base_oids, &a.not_null_from})
+        // (a redefinition replaces the view's query view)
+        const std::vector<Oid> own{entry->view, entry->query_view};
+        for (const std::vector<Oid>* from : {&own, &a.base_oids, &a.recursive_base_oids, &a.not_null_from})
             for (Oid relid : *from)
                 if (std::find(relied_on.begin(), relied_on.end(), relid) == relied_on.end()) relied_on.push_back(relid);
     }
