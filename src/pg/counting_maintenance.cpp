@@ -327,9 +327,11 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
     for (std::size_t b = 0; b < changes.size(); ++b) {
         changed[b] = changes[b].new_rows != nullptr || changes[b].old_rows != nullptr;
         key += changed[b] ? '1' : '0';
-        base_rows[b] = static_cast<double>(rows_in(changes[b].new_rows) + rows_in(changes[b].old_rows));
-        inserted += static_cast<double>(rows_in(changes[b].new_rows));
-        deleted += static_cast<double>(rows_in(changes[b].old_rows));
+        const auto in = static_cast<double>(rows_in(changes[b].new_rows));
+        const auto out = static_cast<double>(rows_in(changes[b].old_rows));
+        base_rows[b] = in + out;
+        inserted += in;
+        deleted += out;
     }
     const double rows = inserted + deleted;
     key += size_class(rows) + changed_order(changed, base_rows);
