@@ -380,6 +380,40 @@ std::string stored_among(const RecursiveRelation& r, const std::string& tuples) 
 
 }  // namespace
 
+bool deletions_factor(const RecursiveRelation& r) {
+    const Rule* rule = recursive_rule(r);
+    if (rule == nullptr || rule->passes_through.size() != r.columns.size()) return false;
+    std::size_t passed = 0;
+    for (std::size_t i = 0; i < r.columns.size(); ++i) {
+        if (!r.columns[i].hashable || r.columns[i].image) return false;
+        passed += rule->passes_through[i] ? 1 : 0;
+    }
+    return passed > 0 && passed < r.columns.size();
+}
+
+std::vector<std::size_t> passed_columns(const RecursiveRelation& r) {
+    std::vector<std::size_t> passed;
+    const Rule* rule = recursive_rule(r);
+    for (std::size_t i = 0; rule != nullptr && i < rule->passes_through.size(); ++i)
+        if (rule->passes_through[i]) passed.push_back(i);
+    return passed;
+}
+
+std::string reach_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases) {
+    const Rule* rule = recursive_rule(r);
+    std::vector<std::string> start;
+    for (std::size_t i = 0; i < r.columns.size(); ++i)
+        start.push_back(rule->passes_through.at(i) ? "NULL::" + r.columns[i].type + " AS " + r.columns[i].name
+                                                   : "__ivm_s." + r.columns[i].name);
+    const std::string seeds = "SELECT " + sql::join(start, ", ") + " FROM (" +
+                              sql::join(deletion_seeds(r, changed_bases, OldTables::AsOfSnapshot), " UNION ") +
+                              ") __ivm_s";
+    const std::string name = recursive_name(r);
+    const std::string cols = tuples::columns(r.columns, "");
+    return "WITH RECURSIVE " + name + "(" + cols + ") AS (" + seeds + " UNION " + self_term(r, changed_bases) +
+           ") SELECT " + cols + " FROM " + name;
+}
+
 std::string seeds_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, OldTables old) {
     return stored_among(r, sql::join(deletion_seeds(r, changed_bases, old), " UNION "));
 }

@@ -39,6 +39,10 @@ struct Rule {
     // it reads is stored, its key and its columns (__ivm_tid, __ivm_key,
     // __ivm_p1, ...), read from the placeholder's __ivm_tid and __ivm_key.
     std::string premise_template;
+    // Of the recursive rule: for each of R's columns, whether the rule
+    // passes it through from the tuple of R it reads, reading it nowhere
+    // else (pass_through.hpp).
+    std::vector<bool> passes_through;
     bool recursive() const;
 };
 
@@ -96,6 +100,19 @@ std::string apply_statement(const RecursiveRelation& r, bool deletes_at_once = f
 // ones found gone derive are checked.  The queries return stored tuples of
 // R as (__ivm_tid, __ivm_key, R's columns); $1..$n are one tuple's columns.
 bool backward_forward_possible(const RecursiveRelation& r);
+// Whether a deletion's over-deleted tuples factor: the recursive rule
+// passes some of R's columns (P) through and derives the others (Q) without
+// reading them, so along a chain P stays as it is and the Q reached do not
+// depend on it.  Then every tuple a deletion can take has a seed's P and a Q
+// that some seed's Q reaches (reach_query), found without over-deleting the
+// tuples of every P: a bound backward/forward can check against.
+bool deletions_factor(const RecursiveRelation& r);
+// Which of R's columns the recursive rule passes through (P), by index.
+std::vector<std::size_t> passed_columns(const RecursiveRelation& r);
+// The Q columns that the seeds' Q values reach through the recursive rule
+// over the tables before the statement (read with its snapshot; a seed's
+// Q included), the P columns NULL: R's columns, with duplicates removed.
+std::string reach_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases);
 // The stored tuples with a one-step derivation through a deleted base row
 // (as step 1 reads the old state).
 std::string seeds_query(const RecursiveRelation& r, const std::vector<bool>& changed_bases, OldTables old);

@@ -54,6 +54,13 @@ std::string describe_backward_forward() {
            "checked are found gone (auto; on: no limit), before they are all rederived instead";
 }
 
+std::string describe_bounded_backward_forward() {
+    return "where the statement's snapshot from before it is kept, once " + std::to_string(backward_forward_from) +
+           " tuples are over-deleted (auto; on: at once) the over-deletion stops and backward/forward checks against that "
+           "bound instead, for at most twice as long as over-deleting the bound's tuples would take at the rate the "
+           "over-deletion went, before DRed over-deletes and rederives after all";
+}
+
 std::string describe(Engine engine, double estimated_rows) {
     const std::string limit = std::to_string(overdeletion_limit(engine, estimated_rows));
     const std::string floor_rows = std::to_string(recompute_floor);

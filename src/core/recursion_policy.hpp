@@ -66,6 +66,8 @@ dred::Rederive rederivation(std::uint64_t overdeleted, double estimated_rows);
 // When backward/forward runs (under ivm.backward_forward = auto), in the
 // words of ivm.explain_view.
 std::string describe_backward_forward();
+// ... where deletions factor (dred::deletions_factor).
+std::string describe_bounded_backward_forward();
 
 // What this policy decides for a relation of this estimated size, in the
 // words of ivm.explain_view.

@@ -15,6 +15,7 @@
 #include "pg/maintain.hpp"
 #include "pg/numeric_scale.hpp"
 #include "pg/occurrences.hpp"
+#include "pg/pass_through.hpp"
 #include "pg/program.hpp"
 #include "pg/scalar_subqueries.hpp"
 #include "pg/views_not_null.hpp"
@@ -642,7 +643,14 @@ void analyze_recursive(CommonTableExpr* cte, const std::string& storage, Analyze
             rule.sources.push_back(source);
         }
         rule.spj_template = build_template(leaf, cte->ctename, Extra::None, &names);
-        if (rule.recursive()) rule.premise_template = build_template(leaf, cte->ctename, Extra::Premises, &names);
+        if (rule.recursive()) {
+            rule.premise_template = build_template(leaf, cte->ctename, Extra::Premises, &names);
+            int recursive = 0;
+            for (const Occurrence& o : occurrences)
+                if (rule.sources[&o - occurrences.data()].recursive) recursive = o.rtindex;
+            const bool* passes = call([&] { return pass_through_columns(leaf, recursive); });
+            rule.passes_through.assign(passes, passes + r.columns.size());
+        }
         r.rules.push_back(std::move(rule));
     }
     if (r.bases.empty()) throw unsupported("recursive views without base tables");

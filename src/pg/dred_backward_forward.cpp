@@ -7,6 +7,7 @@
 #include "pg/spi.hpp"
 
 #include <chrono>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -48,6 +49,10 @@ struct StoredTuple {
     int64 key;
     Datum* values;
     char* nulls;  // SPI's: 'n' for NULL, ' ' otherwise
+    // Where deletions factor (dred::deletions_factor): hashes of its P and
+    // of its Q columns.
+    uint64 passed;
+    uint64 rest;
 };
 
 // The rows of a lookup's result, (__ivm_tid, __ivm_key, R's columns), copied.
@@ -60,13 +65,58 @@ uint64 tid_number(const ItemPointerData& tid) {
     return (static_cast<uint64>(ItemPointerGetBlockNumberNoCheck(&tid)) << 16) | ItemPointerGetOffsetNumberNoCheck(&tid);
 }
 
+// Hashes of some of R's columns by each type's extended hash function (as
+// ivm.key_hash hashes them), so that equal values hash alike whatever
+// query made them.  Plain C data, filled and used inside call().
+struct ColumnHasher {
+    FmgrInfo* functions = nullptr;
+    Oid* collations = nullptr;
+    bool* passed = nullptr;  // [column]: one of P (else of Q)
+    int columns = 0;
+
+    // The hashes of P's and of Q's values, NULL as 0.  Raw PostgreSQL calls.
+    void hash(const Datum* values, const char* nulls, uint64* p, uint64* q) const {
+        *p = 0;
+        *q = 0;
+        for (int a = 0; a < columns; ++a) {
+            uint64 element = 0;
+            if (nulls[a] != 'n')
+                element = DatumGetUInt64(FunctionCall2Coll(&functions[a], collations[a], values[a], Int64GetDatum(0)));
+            uint64* into = passed[a] ? p : q;
+            *into = (*into << 5) - *into + element;
+        }
+    }
+};
+
+// Set up for `storage`'s first `columns` columns (R's), `passed` saying
+// which pass through.  Raw PostgreSQL calls.
+void prepare_hasher(ColumnHasher& h, Oid storage, int columns, const bool* passed) {
+    h.columns = columns;
+    h.functions = static_cast<FmgrInfo*>(palloc0(sizeof(FmgrInfo) * (columns + 1)));
+    h.collations = static_cast<Oid*>(palloc0(sizeof(Oid) * (columns + 1)));
+    h.passed = static_cast<bool*>(palloc0(sizeof(bool) * (columns + 1)));
+    for (int a = 0; a < columns; ++a) {
+        Oid type = InvalidOid;
+        int32 typmod = -1;
+        get_atttypetypmodcoll(storage, static_cast<AttrNumber>(a + 1), &type, &typmod, &h.collations[a]);
+        TypeCacheEntry* entry = lookup_type_cache(type, TYPECACHE_HASH_EXTENDED_PROC_FINFO);
+        if (!OidIsValid(entry->hash_extended_proc_finfo.fn_oid))
+            elog(ERROR, "ivm: no extended hash function for type %s", format_type_be(type));
+        fmgr_info_copy(&h.functions[a], &entry->hash_extended_proc_finfo, CurrentMemoryContext);
+        h.passed[a] = passed[a];
+    }
+}
+
 // The lookups of backward/forward as kept plans over R's storage and the
 // base tables as they are now; tuples numbered as first met.
 class StoredDerivations final : public backward_forward::Derivations {
 public:
     // `now`: the snapshot the lookups read the tables with, after the change.
-    StoredDerivations(ViewRuntime& view, const RecursiveRelation& rel, Oid* types, MemoryContext memory, Snapshot now)
-        : view_(view), rel_(rel), columns_(static_cast<int>(rel.columns.size())), types_(types), memory_(memory), now_(now) {}
+    // `hasher`: where deletions factor, to hash each tuple's P and Q.
+    StoredDerivations(ViewRuntime& view, const RecursiveRelation& rel, Oid* types, MemoryContext memory, Snapshot now,
+                      const ColumnHasher* hasher)
+        : view_(view), rel_(rel), columns_(static_cast<int>(rel.columns.size())), types_(types), memory_(memory),
+          now_(now), hasher_(hasher) {}
 
     std::vector<TupleId> seeds(const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
                                const std::string& key) {
@@ -79,11 +129,24 @@ public:
     // Of the over-deleted tuples' keys (a tuple outside them stays; one
     // sharing a key with one of them is only checked).
     void know_overdeleted(std::unordered_set<int64> keys) { overdeleted_ = std::move(keys); }
+    // Where deletions factor: the hashes of the seeds' P values and of the
+    // Q values their Q reach (a tuple outside both stays; a collision only
+    // has a tuple checked).
+    void know_bound(std::unordered_set<uint64> passed, std::unordered_set<uint64> reached) {
+        bounded_ = true;
+        passed_ = std::move(passed);
+        reached_ = std::move(reached);
+    }
 
-    bool unaffected(TupleId t) override { return overdeleted_.count(tuples_[t].key) == 0; }
+    bool unaffected(TupleId t) override {
+        const StoredTuple& s = tuples_[t];
+        if (bounded_) return passed_.count(s.passed) == 0 || reached_.count(s.rest) == 0;
+        return overdeleted_.count(s.key) == 0;
+    }
 
     backward_forward::Premises premises(TupleId t) override {
-        SPIPlanPtr plan = kept_plan(view_, "bf premises", [&] { return dred::premises_query(rel_); }, columns_, types_);
+        SPIPlanPtr plan = kept_plan(view_, "bf premises", [&] { return dred::premises_query(rel_); }, columns_, types_,
+                                     CURSOR_OPT_GENERIC_PLAN);
         const Found found = run(plan, &tuples_[t], now_);
         backward_forward::Premises out;
         for (uint64 i = 0; i < found.count; ++i) out.root |= !ItemPointerIsValid(&found.rows[i].tid);
@@ -92,11 +155,12 @@ public:
     }
 
     std::vector<TupleId> consequences(TupleId t) override {
-        SPIPlanPtr plan = kept_plan(view_, "bf consequences", [&] { return dred::consequences_query(rel_); }, columns_, types_);
+        SPIPlanPtr plan = kept_plan(view_, "bf consequences", [&] { return dred::consequences_query(rel_); }, columns_,
+                                     types_, CURSOR_OPT_GENERIC_PLAN);
         return numbered(run(plan, &tuples_[t], now_));
     }
 
-    const ItemPointerData& tid(TupleId t) const { return tuples_[t].tid; }
+    const StoredTuple& tuple(TupleId t) const { return tuples_[t]; }
 
 private:
     // Runs a lookup (with `given`'s columns as parameters) and copies its rows.
@@ -104,6 +168,7 @@ private:
         Found found;
         const int columns = columns_;
         MemoryContext memory = memory_;
+        const ColumnHasher* hasher = hasher_;
         call([&] {
             Datum* values = given != nullptr ? given->values : nullptr;
             const char* nulls = given != nullptr ? given->nulls : nullptr;
@@ -132,6 +197,8 @@ private:
                     out.values[a] = isnull ? static_cast<Datum>(0) : datumCopy(v, att->attbyval, att->attlen);
                     out.nulls[a] = isnull ? 'n' : ' ';
                 }
+                out.passed = out.rest = 0;
+                if (hasher != nullptr && ItemPointerIsValid(&out.tid)) hasher->hash(out.values, out.nulls, &out.passed, &out.rest);
             }
             MemoryContextSwitchTo(caller);
             SPI_freetuptable(SPI_tuptable);
@@ -156,71 +223,80 @@ private:
     Oid* types_;
     MemoryContext memory_;
     Snapshot now_;
+    const ColumnHasher* hasher_;
     std::unordered_set<int64> overdeleted_;
+    bool bounded_ = false;
+    std::unordered_set<uint64> passed_;
+    std::unordered_set<uint64> reached_;
     std::unordered_map<uint64, TupleId> ids_;
     std::vector<StoredTuple> tuples_;
 };
 
-}  // namespace
-
-std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
-                                                 const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
-                                                 const std::string& key, const backward_forward::Budget& budget) {
-    const int columns = static_cast<int>(rel.columns.size());
-    // R's columns are the storage's first (dred::storage_ddl).
+// What a run of backward/forward needs from PostgreSQL: R's column types
+// (the lookups' parameters), a memory context for the tuples it meets, and
+// one snapshot for every lookup, taken after the change (the lookups run
+// read-only with it: no snapshot or command each).
+struct Lookups {
     Oid* types = nullptr;
-    MemoryContext memory = call([&] {
-        types = static_cast<Oid*>(palloc(sizeof(Oid) * (columns + 1)));
-        for (int a = 0; a < columns; ++a) types[a] = get_atttype(storage, static_cast<AttrNumber>(a + 1));
-        return AllocSetContextCreate(CurrentMemoryContext, "ivm backward/forward", ALLOCSET_DEFAULT_SIZES);
-    });
-    // One snapshot for every lookup, taken after the change (and the
-    // lookups run read-only with it: no snapshot or command each).
-    Snapshot now = call([] {
-        CommandCounterIncrement();
-        return RegisterSnapshot(GetTransactionSnapshot());
-    });
-    const auto prepared = std::chrono::steady_clock::now();
-    StoredDerivations derivations(view, rel, types, memory, now);
-    // The over-deleted tuples' keys.
-    int64* keys = nullptr;
-    uint64 nkeys = 0;
-    const std::string read_keys = std::string("SELECT __ivm_key FROM ") + dred::deleted_relation;
-    const char* text = read_keys.c_str();
+    MemoryContext memory = nullptr;
+    Snapshot now = nullptr;
+    ColumnHasher hasher;
+};
+
+Lookups begin_lookups(const RecursiveRelation& rel, Oid storage, bool factored) {
+    const int columns = static_cast<int>(rel.columns.size());
+    bool* passed = nullptr;
+    if (factored) {
+        passed = call([&] { return static_cast<bool*>(palloc0(sizeof(bool) * (columns + 1))); });
+        for (std::size_t c : dred::passed_columns(rel)) passed[c] = true;
+    }
+    Lookups l;
     call([&] {
-        if (SPI_execute(text, true, 0) != SPI_OK_SELECT) elog(ERROR, "ivm: could not read the over-deleted tuples");
-        nkeys = SPI_processed;
-        keys = static_cast<int64*>(MemoryContextAlloc(memory, sizeof(int64) * (nkeys + 1)));
-        for (uint64 i = 0; i < nkeys; ++i) {
-            bool isnull = false;
-            keys[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+        // R's columns are the storage's first (dred::storage_ddl).
+        l.types = static_cast<Oid*>(palloc(sizeof(Oid) * (columns + 1)));
+        for (int a = 0; a < columns; ++a) l.types[a] = get_atttype(storage, static_cast<AttrNumber>(a + 1));
+        l.memory = AllocSetContextCreate(CurrentMemoryContext, "ivm backward/forward", ALLOCSET_DEFAULT_SIZES);
+        if (passed != nullptr) {
+            MemoryContext caller = MemoryContextSwitchTo(l.memory);
+            prepare_hasher(l.hasher, storage, columns, passed);
+            MemoryContextSwitchTo(caller);
         }
-        SPI_freetuptable(SPI_tuptable);
+        CommandCounterIncrement();
+        l.now = RegisterSnapshot(GetTransactionSnapshot());
     });
-    derivations.know_overdeleted(std::unordered_set<int64>(keys, keys + nkeys));
-    const std::vector<TupleId> seeds = derivations.seeds(changed, old, before, key);
+    return l;
+}
+
+void end_lookups(Lookups& l) {
+    call([&] {
+        UnregisterSnapshot(l.now);
+        MemoryContextDelete(l.memory);
+    });
+}
+
+// Runs backward/forward from `seeds`; DEBUG2 says how it went.
+backward_forward::Outcome run_logged(StoredDerivations& derivations, const std::vector<TupleId>& seeds,
+                                     const backward_forward::Budget& budget, double setup_ms) {
     const auto started = std::chrono::steady_clock::now();
-    const double setup_ms = milliseconds(started - prepared);
-    const backward_forward::Outcome outcome = backward_forward::run(derivations, seeds, budget);
+    backward_forward::Outcome outcome = backward_forward::run(derivations, seeds, budget);
     const double ms = milliseconds(std::chrono::steady_clock::now() - started);
-    {
-        const uint64 nseeds = seeds.size(), checked = outcome.checked, lookups = outcome.lookups, ngone = outcome.gone.size();
-        const bool finished = outcome.finished;
-        call([&] {
-            elog(DEBUG2, "ivm backward/forward: %lu seeds, %lu checked, %lu lookups, %lu gone%s, %.3f ms (seeds and keys %.3f ms)",
-                 nseeds, checked, lookups, ngone, finished ? "" : " (stopped)", ms, setup_ms);
-        });
-    }
-    call([&] { UnregisterSnapshot(now); });
-    if (!outcome.finished) {
-        call([&] { MemoryContextDelete(memory); });
-        return std::nullopt;
-    }
-    // The tuples that go, read again whole (with their key) as the set the
-    // insert and apply steps read.
-    const std::size_t gone = outcome.gone.size();
+    const uint64 nseeds = seeds.size(), checked = outcome.checked, lookups = outcome.lookups, ngone = outcome.gone.size();
+    const bool finished = outcome.finished;
+    call([&] {
+        elog(DEBUG2, "ivm backward/forward: %lu seeds, %lu checked, %lu lookups, %lu gone%s, %.3f ms (seeds and bound %.3f ms)",
+             nseeds, checked, lookups, ngone, finished ? "" : " (stopped)", ms, setup_ms);
+    });
+    return outcome;
+}
+
+// The tuples that go, read again whole (with their key) as the set the
+// insert and apply steps read, registered as dred::deleted_relation (in
+// place of the over-deleted tuples, if `replacing`); returns how many.
+uint64 keep_gone(ViewRuntime& view, const RecursiveRelation& rel, Oid storage, const StoredDerivations& derivations,
+                 const std::vector<TupleId>& gone_ids, bool replacing) {
+    const std::size_t gone = gone_ids.size();
     ItemPointerData* tids = call([&] { return static_cast<ItemPointerData*>(palloc(sizeof(ItemPointerData) * (gone + 1))); });
-    for (std::size_t i = 0; i < gone; ++i) tids[i] = derivations.tid(outcome.gone[i]);
+    for (std::size_t i = 0; i < gone; ++i) tids[i] = derivations.tuple(gone_ids[i]).tid;
     Oid tid_array = TIDARRAYOID;
     SPIPlanPtr plan = kept_plan(view, "bf gone", [&] { return dred::stored_at_query(rel); }, 1, &tid_array);
     Tuplestorestate* store = new_kept_set();
@@ -234,12 +310,98 @@ std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const Recurs
         rows = SPI_processed;
         for (uint64 i = 0; i < rows; ++i) tuplestore_puttuple(store, SPI_tuptable->vals[i]);
         SPI_freetuptable(SPI_tuptable);
-        MemoryContextDelete(memory);
     });
     if (rows != gone) throw Error(sqlstate::internal_error, "backward/forward lost a stored tuple");
-    call([] { SPI_unregister_relation(dred::deleted_relation); });
+    if (replacing) call([] { SPI_unregister_relation(dred::deleted_relation); });
     register_set(dred::deleted_relation, storage, store, static_cast<double>(rows));
     return rows;
+}
+
+}  // namespace
+
+std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
+                                                 const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
+                                                 const std::string& key, const backward_forward::Budget& budget) {
+    Lookups l = begin_lookups(rel, storage, false);
+    const auto prepared = std::chrono::steady_clock::now();
+    StoredDerivations derivations(view, rel, l.types, l.memory, l.now, nullptr);
+    // The over-deleted tuples' keys.
+    int64* keys = nullptr;
+    uint64 nkeys = 0;
+    const std::string read_keys = std::string("SELECT __ivm_key FROM ") + dred::deleted_relation;
+    const char* text = read_keys.c_str();
+    MemoryContext memory = l.memory;
+    call([&] {
+        if (SPI_execute(text, true, 0) != SPI_OK_SELECT) elog(ERROR, "ivm: could not read the over-deleted tuples");
+        nkeys = SPI_processed;
+        keys = static_cast<int64*>(MemoryContextAlloc(memory, sizeof(int64) * (nkeys + 1)));
+        for (uint64 i = 0; i < nkeys; ++i) {
+            bool isnull = false;
+            keys[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+        }
+        SPI_freetuptable(SPI_tuptable);
+    });
+    derivations.know_overdeleted(std::unordered_set<int64>(keys, keys + nkeys));
+    const std::vector<TupleId> seeds = derivations.seeds(changed, old, before, key);
+    const double setup_ms = milliseconds(std::chrono::steady_clock::now() - prepared);
+    const backward_forward::Outcome outcome = run_logged(derivations, seeds, budget, setup_ms);
+    std::optional<uint64> rows;
+    if (outcome.finished) rows = keep_gone(view, rel, storage, derivations, outcome.gone, true);
+    end_lookups(l);
+    return rows;
+}
+
+BoundedOutcome backward_forward_bounded(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
+                                        const std::vector<bool>& changed, Snapshot before, const std::string& key,
+                                        bool keep_plan, const std::function<std::optional<backward_forward::Budget>(uint64)>& budget_for) {
+    BoundedOutcome result;
+    Lookups l = begin_lookups(rel, storage, true);
+    const auto prepared = std::chrono::steady_clock::now();
+    StoredDerivations derivations(view, rel, l.types, l.memory, l.now, &l.hasher);
+    const std::vector<TupleId> seeds = derivations.seeds(changed, dred::OldTables::AsOfSnapshot, before, key);
+    std::unordered_set<uint64> passed;
+    for (TupleId s : seeds) passed.insert(derivations.tuple(s).passed);
+    // The Q values the seeds' Q reach, as of before the statement.
+    const std::string reach = keep_plan ? std::string() : dred::reach_query(rel, changed);
+    SPIPlanPtr kept = keep_plan ? kept_plan(view, "bf reach " + key, [&] { return dred::reach_query(rel, changed); }) : nullptr;
+    uint64* hashes = nullptr;
+    uint64 nreached = 0;
+    const char* text = reach.c_str();
+    const ColumnHasher* hasher = &l.hasher;
+    MemoryContext memory = l.memory;
+    const int columns = static_cast<int>(rel.columns.size());
+    call([&] {
+        SPIPlanPtr plan = kept != nullptr ? kept : spi::prepare(text);
+        if (SPI_execute_snapshot(plan, nullptr, nullptr, before, InvalidSnapshot, true, false, 0) != SPI_OK_SELECT)
+            elog(ERROR, "ivm: could not find what a deletion reaches");
+        nreached = SPI_processed;
+        hashes = static_cast<uint64*>(MemoryContextAlloc(memory, sizeof(uint64) * (nreached + 1)));
+        Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (columns + 1)));
+        char* nulls = static_cast<char*>(palloc(columns + 1));
+        for (uint64 i = 0; i < nreached; ++i) {
+            for (int a = 0; a < columns; ++a) {
+                bool isnull = false;
+                values[a] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, a + 1, &isnull);
+                nulls[a] = isnull ? 'n' : ' ';
+            }
+            uint64 ignored = 0;
+            hasher->hash(values, nulls, &ignored, &hashes[i]);
+        }
+        SPI_freetuptable(SPI_tuptable);
+        if (kept == nullptr) SPI_freeplan(plan);
+    });
+    result.bound = static_cast<uint64>(passed.size()) * nreached;
+    std::unordered_set<uint64> reached(hashes, hashes + nreached);
+    derivations.know_bound(std::move(passed), std::move(reached));
+    const std::optional<backward_forward::Budget> budget = budget_for(result.bound);
+    if (budget) {
+        result.tried = true;
+        const double setup_ms = milliseconds(std::chrono::steady_clock::now() - prepared);
+        const backward_forward::Outcome outcome = run_logged(derivations, seeds, *budget, setup_ms);
+        if (outcome.finished) result.gone = keep_gone(view, rel, storage, derivations, outcome.gone, false);
+    }
+    end_lookups(l);
+    return result;
 }
 
 }  // namespace ivm::pg

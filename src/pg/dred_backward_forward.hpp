@@ -7,6 +7,7 @@
 #include "core/dred.hpp"
 #include "pg/maintain.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,5 +30,23 @@ void define_backward_forward_setting();
 std::optional<uint64> backward_forward_deletions(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
                                                  const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
                                                  const std::string& key, const backward_forward::Budget& budget);
+
+// Where deletions factor (dred::deletions_factor) and the statement's
+// snapshot from before it is kept: backward/forward without an
+// over-deletion, checking against the bound on what the deletion can touch
+// (the seeds' P values, and the Q values their Q values reach: at most
+// `bound` tuples, DRed's over-deletion for a single deleted row of a
+// closure).  `budget_for(bound)` says how long it may run, or nullopt where
+// it is not to (nothing changed then).  When it finishes, the tuples that go
+// are registered as dred::deleted_relation.
+struct BoundedOutcome {
+    uint64 bound = 0;
+    bool tried = false;           // it ran (finished or not)
+    std::optional<uint64> gone;   // it finished: how many go
+};
+BoundedOutcome backward_forward_bounded(ViewRuntime& view, const RecursiveRelation& rel, Oid storage,
+                                        const std::vector<bool>& changed, Snapshot before, const std::string& key,
+                                        bool keep_plan,
+                                        const std::function<std::optional<backward_forward::Budget>(uint64)>& budget_for);
 
 }  // namespace ivm::pg

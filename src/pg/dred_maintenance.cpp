@@ -231,10 +231,60 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const double size = estimated_rows(storage);
     const uint64 most = recursion::overdeletion_limit(recursion::Engine::Linear, size);
     const std::string overdelete_step = old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete";
-    const auto overdelete_started = std::chrono::steady_clock::now();
-    uint64 deleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, most + 1,
-                                  kept_if(base_rows, overdelete_step, true));
-    const auto overdelete_time = std::chrono::steady_clock::now() - overdelete_started;
+    std::optional<uint64> overdeleted;
+    std::chrono::steady_clock::duration overdelete_time{};
+    auto over_delete = [&](uint64 limit) {
+        const auto started = std::chrono::steady_clock::now();
+        overdeleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, limit,
+                                   kept_if(base_rows, overdelete_step, true));
+        overdelete_time = std::chrono::steady_clock::now() - started;
+    };
+    const BackwardForward bf = backward_forward_mode();
+    // Where deletions factor, backward/forward checks against a bound on
+    // what the deletion can touch instead of an over-deletion (on a grid,
+    // tens of thousands of tuples for a few hundred that go).  Under auto
+    // the over-deletion is made up to where backward/forward pays first:
+    // below it DRed goes on from there; past it, what it took per tuple
+    // prices the bound for the budget.
+    BoundedOutcome bounded;
+    if (deletes && old == dred::OldTables::AsOfSnapshot && bf != BackwardForward::Off &&
+        dred::backward_forward_possible(rel) && dred::deletions_factor(rel))
+    {
+        if (bf == BackwardForward::Auto) over_delete(recursion::backward_forward_from + 1);
+        if (!overdeleted || recursion::backward_forward_pays(*overdeleted)) {
+            const double per_tuple = overdeleted ? milliseconds(overdelete_time) / static_cast<double>(*overdeleted) : 0;
+            if (overdeleted) call([] { SPI_unregister_relation(dred::deleted_relation); });
+            overdeleted.reset();
+            bounded = backward_forward_bounded(
+                view, rel, storage, changed, before, key, recursion::small_step(base_rows),
+                [&](uint64 bound) -> std::optional<backward_forward::Budget> {
+                    backward_forward::Budget budget;  // (on: none)
+                    if (bf == BackwardForward::On) return budget;
+                    budget.stop_when_most_go = true;
+                    budget.deadline = std::chrono::steady_clock::now() +
+                                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                          std::chrono::duration<double, std::milli>(
+                                              per_tuple * static_cast<double>(bound) * recursion::backward_forward_time_share));
+                    return budget;
+                });
+        }
+    }
+    if (bounded.gone) {
+        const uint64 bound = bounded.bound, gone = *bounded.gone;
+        call([&] {
+            elog(DEBUG1, "ivm DRed: nothing over-deleted; of at most %lu tuples the deletion could take, backward/forward found %lu gone",
+                 static_cast<unsigned long>(bound), static_cast<unsigned long>(gone));
+        });
+        shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::BackwardForward, static_cast<int64>(bound));
+        faults::point("dred.deleted");
+        auto insert = [&] { return dred::insert_query(rel, changed, !inserts); };
+        MaintenanceResult result = rederive_insert_apply(rel, storage, size, gone, false, insert, inserts, base_rows, kept_if);
+        leave(e);
+        end_kept_sets(mark);
+        return result;
+    }
+    if (!overdeleted) over_delete(most + 1);
+    uint64 deleted = *overdeleted;
     if (deleted > most) {
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(deleted));
         MaintenanceResult result = recompute_relation(rel, storage);
@@ -247,9 +297,9 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     // found gone derived it (in proportion to what goes), until it has
     // taken its share of the over-deletion's time or most of what it
     // checked went; otherwise by rederiving every over-deleted tuple.
+    // (Not again where it ran against the bound and gave up.)
     std::optional<uint64> gone;
-    const BackwardForward bf = backward_forward_mode();
-    if (deleted > 0 && dred::backward_forward_possible(rel) &&
+    if (deleted > 0 && !bounded.tried && dred::backward_forward_possible(rel) &&
         (bf == BackwardForward::On || (bf == BackwardForward::Auto && recursion::backward_forward_pays(deleted))))
     {
         backward_forward::Budget budget;  // (on: none)

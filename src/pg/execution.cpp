@@ -103,13 +103,13 @@ int prefer_lookups() { return planner_without({"enable_hashjoin", "enable_mergej
 // The plan of `sql` kept in the view's runtime under `key`, prepared the
 // first time (relcache invalidation of what the view reads frees it).
 SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
-                     int nargs, Oid* types) {
+                     int nargs, Oid* types, int options) {
     auto it = view.plans.find(key);
     if (it != view.plans.end()) return it->second;
     const std::string sql = generate();
     const char* text = sql.c_str();
     SPIPlanPtr plan = call([&] {
-        SPIPlanPtr p = spi::prepare(text, nargs, types);
+        SPIPlanPtr p = spi::prepare(text, nargs, types, options);
         SPI_keepplan(p);
         return p;
     });

@@ -38,12 +38,14 @@ int planner_without(std::initializer_list<const char*> off);
 int prefer_lookups();
 
 // The plan of `generate`'s statement kept in the view's runtime under
-// `key` (made the first time; its parameters of `types`); the same made
+// `key` (made the first time; its parameters of `types`; `options`:
+// SPI_prepare_cursor's, CURSOR_OPT_GENERIC_PLAN for a lookup run many times
+// with parameters the planner would otherwise plan each time); the same made
 // under prefer_lookups, or null
 // when that needs a way it prices out; the cost of a plan's generic plan
 // (raw PostgreSQL calls: inside call()).
 SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
-                     int nargs = 0, Oid* types = nullptr);
+                     int nargs = 0, Oid* types = nullptr, int options = 0);
 SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate);
 double generic_plan_cost(SPIPlanPtr plan, bool saved);
 // A merge of a change this small runs a plan made with prefer_lookups.

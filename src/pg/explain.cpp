@@ -15,6 +15,8 @@
 #include "pg/relations.hpp"
 #include "pg/spi.hpp"
 
+#include <algorithm>
+
 namespace ivm::pg {
 namespace {
 
@@ -217,6 +219,9 @@ std::vector<std::string> explain(const ViewRuntime& view) {
         if (dred::backward_forward_possible(r))
             lines.push_back("  2. or backward/forward, from the over-deleted tuples a deleted row derives: " +
                             dred::seeds_query(r, changed, old));
+        if (dred::backward_forward_possible(r) && dred::deletions_factor(r) && old == dred::OldTables::AsOfSnapshot)
+            lines.push_back("  1. and 2. or backward/forward without an over-deletion, checking against what the seeds' "
+                            "values reach: " + dred::reach_query(r, changed));
         lines.push_back("  3. insert: " + dred::insert_query(r, changed));
         lines.push_back("  4. apply: " + dred::apply_statement(r));
         lines.push_back("  3 and 4 for a statement that inserted no rows, R can only shrink:");
@@ -228,6 +233,16 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     if (dred::backward_forward_possible(r))
         lines.push_back("backward/forward (ivm.backward_forward, now " + mode + "): " + recursion::describe_backward_forward() +
                         "; a tuple's premises: " + dred::premises_query(r) + "; its consequences: " + dred::consequences_query(r));
+    if (dred::backward_forward_possible(r) && dred::deletions_factor(r)) {
+        std::vector<std::string> passed, rest;
+        const std::vector<std::size_t> p = dred::passed_columns(r);
+        for (std::size_t i = 0; i < r.columns.size(); ++i)
+            (std::find(p.begin(), p.end(), i) != p.end() ? passed : rest).push_back(r.columns[i].name);
+        lines.push_back("deletions factor: the recursive rule passes " + sql::join(passed, ", ") +
+                        " through and reads it nowhere else, so a deletion can only take tuples with a seed's " +
+                        sql::join(passed, ", ") + " and a " + sql::join(rest, ", ") + " that a seed's " +
+                        sql::join(rest, ", ") + " reaches; " + recursion::describe_bounded_backward_forward());
+    }
     else
         lines.push_back("backward/forward: not for this relation (it needs a recursive rule, a storage key and columns "
                         "with an equality); DRed rederives every over-deleted tuple");

@@ -34,8 +34,8 @@ int64 query_int(const std::string& sql, const std::vector<Value>& args = {});
 
 // SPI_prepare of `text` with its parameters' types, raising PostgreSQL's
 // error when it fails.  Raw PostgreSQL calls: run it inside call().
-inline SPIPlanPtr prepare(const char* text, int nargs = 0, Oid* types = nullptr) {
-    SPIPlanPtr plan = SPI_prepare(text, nargs, types);
+inline SPIPlanPtr prepare(const char* text, int nargs = 0, Oid* types = nullptr, int options = 0) {
+    SPIPlanPtr plan = SPI_prepare_cursor(text, nargs, types, options);
     if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
     return plan;
 }

@@ -220,6 +220,27 @@ TEST(DRedOnlyDeletes, NothingInsertedNorLookedUpInR) {
     EXPECT_NE(apply.find("SELECT (SELECT pg_catalog.count(*) FROM __ivm_gone), 0::bigint"), std::string::npos);
 }
 
+// Where the recursive rule passes x through, deletions factor: what a
+// deletion reaches is found from the seeds' y alone, x NULL (and nothing
+// factors where every column, or none, passes through).
+TEST(DRedFactored, ReachFollowsTheOtherColumnsAlone) {
+    ivm::RecursiveRelation r = closure_of_e();
+    for (ivm::Column& c : r.columns) c.type = "integer";
+    EXPECT_FALSE(ivm::dred::deletions_factor(r));  // (not analyzed)
+    r.rules[1].passes_through = {true, false};
+    ASSERT_TRUE(ivm::dred::deletions_factor(r));
+    EXPECT_EQ(ivm::dred::passed_columns(r), std::vector<std::size_t>{0});
+    const std::string reach = ivm::dred::reach_query(r, {true});
+    EXPECT_EQ(reach.rfind("WITH RECURSIVE __ivm_src_1(x, y) AS (SELECT NULL::integer AS x, __ivm_s.y FROM (", 0), 0u);
+    EXPECT_NE(reach.find("ivm_old_1"), std::string::npos);  // seeds from the deleted rows
+    EXPECT_NE(reach.find(" UNION SELECT "), std::string::npos);
+    EXPECT_EQ(reach.find("__ivm_key"), std::string::npos);
+    r.rules[1].passes_through = {true, true};
+    EXPECT_FALSE(ivm::dred::deletions_factor(r));
+    r.rules[1].passes_through = {false, false};
+    EXPECT_FALSE(ivm::dred::deletions_factor(r));
+}
+
 // closure_of_e with one more exit rule, over s.
 ivm::RecursiveRelation closure_of_e_and_s() {
     ivm::RecursiveRelation r = closure_of_e();
