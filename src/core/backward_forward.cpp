@@ -1,6 +1,5 @@
 #include "core/backward_forward.hpp"
 
-#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -16,18 +15,25 @@ class Run {
 public:
     Run(Derivations& d, const Budget& budget) : d_(d), budget_(budget) {}
 
+    // In waves: the tuples queued are checked (their premises asked for
+    // together first), then what those found gone derive is queued (asked
+    // for together).  The order decides nothing: a tuple is proved by a
+    // chain, or found gone with all it met, from what is known so far.
     void forward(const std::vector<TupleId>& seeds) {
         for (TupleId s : seeds) enqueue(s);
         while (!to_check_.empty()) {
-            const TupleId t = to_check_.front();
-            to_check_.pop_front();
-            if (status(t) == Status::Open) check(t);
-            // What the tuples found gone derive is checked next.
-            while (!gone_unexpanded_.empty()) {
-                const TupleId g = gone_unexpanded_.back();
-                gone_unexpanded_.pop_back();
-                for (TupleId c : counted(d_.consequences(g))) enqueue(c);
-            }
+            std::vector<TupleId> wave;
+            for (TupleId t : to_check_)
+                if (status(t) == Status::Open) wave.push_back(t);
+            to_check_.clear();
+            d_.prefetch_premises(wave);
+            for (TupleId t : wave)
+                if (status(t) == Status::Open) check(t);
+            std::vector<TupleId> gone;
+            gone.swap(gone_unexpanded_);
+            if (gone.empty()) continue;
+            lookups_ += gone.size() - 1;  // (a lookup each, counted() adds the last)
+            for (TupleId c : counted(d_.consequences_of(gone))) enqueue(c);
         }
     }
 
@@ -127,7 +133,7 @@ private:
     std::uint64_t checked_ = 0;
     std::unordered_map<TupleId, Status> status_;
     std::unordered_set<TupleId> queued_;
-    std::deque<TupleId> to_check_;
+    std::vector<TupleId> to_check_;
     std::vector<TupleId> gone_;
     std::vector<TupleId> gone_unexpanded_;
 };

@@ -57,6 +57,19 @@ public:
     virtual Premises premises(TupleId t) = 0;
     // The stored tuples the recursive rule derives from `t`.
     virtual std::vector<TupleId> consequences(TupleId t) = 0;
+    // Said before the premises of `ts` are asked for one by one: a chance
+    // to look them all up at once (a wave of the forward pass).
+    virtual void prefetch_premises(const std::vector<TupleId>& ts) { (void)ts; }
+    // What the recursive rule derives from any of `ts` (duplicates allowed):
+    // by default each one's consequences.
+    virtual std::vector<TupleId> consequences_of(const std::vector<TupleId>& ts) {
+        std::vector<TupleId> all;
+        for (TupleId t : ts) {
+            std::vector<TupleId> some = consequences(t);
+            all.insert(all.end(), some.begin(), some.end());
+        }
+        return all;
+    }
 };
 
 struct Outcome {

@@ -31,6 +31,7 @@ enum class Read {
     Itself,      // the recursive CTE being computed (no binding)
     WithTid,     // R as stored, with where each tuple is stored (__ivm_tid)
     Given,       // the one tuple of parameters $1..$n
+    GivenInBatch, // the one tuple __ivm_b of a lookup of many (given_rows)
 };
 
 const Rule* recursive_rule(const RecursiveRelation& r) {
@@ -52,11 +53,14 @@ std::string not_deleted(const RecursiveRelation& r, const std::string& q) {
            tuples::same(r.columns, "__ivm_x", Key::Stored, q, Key::Computed) + ")";
 }
 
-// The one tuple of parameters $1..$n, as R's columns.
-std::string given_row(const RecursiveRelation& r) {
+// The one tuple of parameters $1..$n, as R's columns; in a lookup of many
+// (`batch`), the tuple of __ivm_b, a row of given_rows that the lookup
+// follows laterally.
+std::string given_row(const RecursiveRelation& r, bool batch = false) {
     std::vector<std::string> values;
     for (std::size_t i = 0; i < r.columns.size(); ++i)
-        values.push_back("$" + std::to_string(i + 1) + "::" + r.columns[i].type + " AS " + r.columns[i].name);
+        values.push_back((batch ? "__ivm_b." + r.columns[i].name : "$" + std::to_string(i + 1) + "::" + r.columns[i].type) +
+                         " AS " + r.columns[i].name);
     return "SELECT " + sql::join(values, ", ");
 }
 
@@ -77,6 +81,7 @@ std::string binding(const RecursiveRelation& r, const RuleSource& s, Read read) 
         case Read::WithTid:
             return "SELECT __ivm_r.*, __ivm_r.ctid AS __ivm_tid FROM " + r.storage + " __ivm_r";
         case Read::Given: return given_row(r);
+        case Read::GivenInBatch: return given_row(r, true);
         case Read::Itself: break;
     }
     throw Error(sqlstate::internal_error, "no binding for the recursive reference");
@@ -366,8 +371,8 @@ namespace {
 // `q`'s tuples (a query with R's columns) that equal the parameters' tuple
 // ($1..$n), NULL matching NULL; the parameters' row is pulled up into the
 // query, so the equalities reach the indexes as those with constants do.
-std::string given_among(const RecursiveRelation& r, const std::string& select, const std::string& q) {
-    return select + " FROM (" + q + ") __ivm_q, (" + given_row(r) + ") __ivm_g WHERE " +
+std::string given_among(const RecursiveRelation& r, const std::string& select, const std::string& q, bool batch = false) {
+    return select + " FROM (" + q + ") __ivm_q, (" + given_row(r, batch) + ") __ivm_g WHERE " +
            tuples::equal(r.columns, "__ivm_q", "__ivm_g");
 }
 
@@ -418,13 +423,17 @@ std::string seeds_query(const RecursiveRelation& r, const std::vector<bool>& cha
     return stored_among(r, sql::join(deletion_seeds(r, changed_bases, old), " UNION "));
 }
 
-std::string premises_query(const RecursiveRelation& r) {
+namespace {
+
+// A tuple's premises (see premises_query), the tuple given as parameters
+// or, in a lookup of many, as __ivm_b.
+std::string premises_of(const RecursiveRelation& r, bool batch) {
     // A row without a tid when a rule without R derives the tuple.
     std::vector<std::string> derived;
     for (const Rule& rule : r.rules) {
         if (rule.recursive()) continue;
         std::vector<Read> reads(rule.sources.size(), Read::Table);
-        derived.push_back("EXISTS (" + given_among(r, "SELECT 1", term(r, rule, reads)) + ")");
+        derived.push_back("EXISTS (" + given_among(r, "SELECT 1", term(r, rule, reads), batch) + ")");
     }
     std::vector<std::string> root{"NULL::pg_catalog.tid AS __ivm_tid", "NULL::bigint AS __ivm_key"};
     for (const Column& c : r.columns) root.push_back("NULL::" + c.type + " AS " + c.name);
@@ -435,14 +444,46 @@ std::string premises_query(const RecursiveRelation& r) {
     for (std::size_t i = 0; i < r.columns.size(); ++i)
         premise.push_back("__ivm_q.__ivm_p" + std::to_string(i + 1) + " AS " + r.columns[i].name);
     return "SELECT " + sql::join(root, ", ") + " WHERE " + (derived.empty() ? std::string("false") : sql::join(derived, " OR ")) +
-           " UNION ALL " + given_among(r, "SELECT " + sql::join(premise, ", "), bound(r, rule, reads, rule.premise_template));
+           " UNION ALL " +
+           given_among(r, "SELECT " + sql::join(premise, ", "), bound(r, rule, reads, rule.premise_template), batch);
 }
 
-std::string consequences_query(const RecursiveRelation& r) {
+std::string consequences_of(const RecursiveRelation& r, bool batch) {
     const Rule& rule = *recursive_rule(r);
     std::vector<Read> reads;
-    for (const RuleSource& s : rule.sources) reads.push_back(s.recursive ? Read::Given : Read::Table);
+    for (const RuleSource& s : rule.sources)
+        reads.push_back(!s.recursive ? Read::Table : batch ? Read::GivenInBatch : Read::Given);
     return stored_among(r, term(r, rule, reads));
+}
+
+// The tuples of a lookup of many, one array of values per column
+// ($1..$n), each followed laterally by `lookup` (which reads it as __ivm_b);
+// `numbered`: its rows lead with the place of the tuple (__ivm_i, from 1).
+// Lateral, so that each tuple's values reach the indexes as a single
+// lookup's parameters do: joined with the rule's subquery instead, the
+// planner would evaluate the rule in full.
+std::string for_each_given(const RecursiveRelation& r, const std::string& lookup, bool numbered) {
+    std::vector<std::string> arrays, names;
+    for (std::size_t i = 0; i < r.columns.size(); ++i) {
+        arrays.push_back("pg_catalog.unnest($" + std::to_string(i + 1) + ")");
+        names.push_back(r.columns[i].name);
+    }
+    names.push_back("__ivm_i");
+    return std::string("SELECT ") + (numbered ? "__ivm_b.__ivm_i, " : "") + "__ivm_x.* FROM ROWS FROM (" +
+           sql::join(arrays, ", ") + ") WITH ORDINALITY AS __ivm_b(" + sql::join(names, ", ") +
+           ") CROSS JOIN LATERAL (" + lookup + ") __ivm_x";
+}
+
+}  // namespace
+
+std::string premises_query(const RecursiveRelation& r) { return premises_of(r, false); }
+
+std::string consequences_query(const RecursiveRelation& r) { return consequences_of(r, false); }
+
+std::string premises_batch_query(const RecursiveRelation& r) { return for_each_given(r, premises_of(r, true), true); }
+
+std::string consequences_batch_query(const RecursiveRelation& r) {
+    return for_each_given(r, consequences_of(r, true), false);
 }
 
 std::string stored_at_query(const RecursiveRelation& r) {

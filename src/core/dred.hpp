@@ -121,6 +121,11 @@ std::string seeds_query(const RecursiveRelation& r, const std::vector<bool>& cha
 std::string premises_query(const RecursiveRelation& r);
 // The stored tuples the recursive rule derives from the tuple, now.
 std::string consequences_query(const RecursiveRelation& r);
+// The same for many tuples at once, given as one array per column ($1..$n):
+// premises_batch_query's rows lead with the place of the tuple they are of
+// (__ivm_i, from 1); consequences_batch_query's are of them all together.
+std::string premises_batch_query(const RecursiveRelation& r);
+std::string consequences_batch_query(const RecursiveRelation& r);
 // R's stored rows at the tids $1 (tid[]): the tuples that go, kept as
 // deleted_relation for steps 3 and 4 in place of the over-deleted ones.
 std::string stored_at_query(const RecursiveRelation& r);

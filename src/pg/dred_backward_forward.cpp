@@ -55,9 +55,12 @@ struct StoredTuple {
     uint64 rest;
 };
 
-// The rows of a lookup's result, (__ivm_tid, __ivm_key, R's columns), copied.
+// The rows of a lookup's result, (__ivm_tid, __ivm_key, R's columns), copied;
+// for a lookup of many tuples' premises, led by the place of the tuple each
+// is of (`place`, from 1).
 struct Found {
     StoredTuple* rows = nullptr;
+    int64* place = nullptr;
     uint64 count = 0;
 };
 
@@ -113,17 +116,21 @@ class StoredDerivations final : public backward_forward::Derivations {
 public:
     // `now`: the snapshot the lookups read the tables with, after the change.
     // `hasher`: where deletions factor, to hash each tuple's P and Q.
+    // `types`: R's column types, then their array types (the lookups of
+    // many tuples take an array per column).
     StoredDerivations(ViewRuntime& view, const RecursiveRelation& rel, Oid* types, MemoryContext memory, Snapshot now,
                       const ColumnHasher* hasher)
         : view_(view), rel_(rel), columns_(static_cast<int>(rel.columns.size())), types_(types), memory_(memory),
-          now_(now), hasher_(hasher) {}
+          now_(now), hasher_(hasher) {
+        for (int a = 0; a < columns_; ++a) arrays_ = arrays_ && OidIsValid(types_[columns_ + a]);
+    }
 
     std::vector<TupleId> seeds(const std::vector<bool>& changed, dred::OldTables old, Snapshot before,
                                const std::string& key) {
         const bool with_deleted = old == dred::OldTables::WithDeleted;
         SPIPlanPtr plan = kept_plan(view_, "bf seeds " + std::string(with_deleted ? "with deleted " : "") + key,
                                     [&] { return dred::seeds_query(rel_, changed, old); });
-        return numbered(run(plan, nullptr, before != InvalidSnapshot ? before : now_));
+        return numbered(run(plan, nullptr, nullptr, before != InvalidSnapshot ? before : now_));
     }
 
     // Of the over-deleted tuples' keys (a tuple outside them stays; one
@@ -145,55 +152,137 @@ public:
     }
 
     backward_forward::Premises premises(TupleId t) override {
+        auto known = prefetched_.find(t);
+        if (known != prefetched_.end()) {
+            backward_forward::Premises out = std::move(known->second);
+            prefetched_.erase(known);
+            return out;
+        }
         SPIPlanPtr plan = kept_plan(view_, "bf premises", [&] { return dred::premises_query(rel_); }, columns_, types_,
                                      CURSOR_OPT_GENERIC_PLAN);
-        const Found found = run(plan, &tuples_[t], now_);
-        backward_forward::Premises out;
-        for (uint64 i = 0; i < found.count; ++i) out.root |= !ItemPointerIsValid(&found.rows[i].tid);
-        if (!out.root) out.tuples = numbered(found);
-        return out;
+        const Found found = run(plan, tuples_[t].values, tuples_[t].nulls, now_);
+        return premises_of(found, 0, found.count);
+    }
+
+    // Many tuples' premises in one lookup, kept until premises() asks.
+    void prefetch_premises(const std::vector<TupleId>& ts) override {
+        std::vector<TupleId> wanted;
+        for (TupleId t : ts)
+            if (prefetched_.count(t) == 0) wanted.push_back(t);
+        if (wanted.size() < 2 || !arrays_) return;
+        SPIPlanPtr plan = many_plan("bf premises of many", [&] { return dred::premises_batch_query(rel_); });
+        if (plan == nullptr) return;
+        const Found found = run_many(plan, wanted, true);
+        std::vector<std::vector<uint64>> rows(wanted.size());  // each tuple's rows (a tuple without any: no premises)
+        for (uint64 r = 0; r < found.count; ++r) {
+            const int64 place = found.place[r];
+            if (place < 1 || place > static_cast<int64>(wanted.size()))
+                throw Error(sqlstate::internal_error, "backward/forward: a premise of no tuple asked for");
+            rows[place - 1].push_back(r);
+        }
+        for (std::size_t i = 0; i < wanted.size(); ++i) {
+            backward_forward::Premises& out = prefetched_[wanted[i]];
+            for (uint64 r : rows[i]) out.root |= !ItemPointerIsValid(&found.rows[r].tid);
+            if (out.root) continue;
+            for (uint64 r : rows[i]) out.tuples.push_back(number(found.rows[r]));
+        }
     }
 
     std::vector<TupleId> consequences(TupleId t) override {
         SPIPlanPtr plan = kept_plan(view_, "bf consequences", [&] { return dred::consequences_query(rel_); }, columns_,
                                      types_, CURSOR_OPT_GENERIC_PLAN);
-        return numbered(run(plan, &tuples_[t], now_));
+        return numbered(run(plan, tuples_[t].values, tuples_[t].nulls, now_));
+    }
+
+    std::vector<TupleId> consequences_of(const std::vector<TupleId>& ts) override {
+        SPIPlanPtr plan = ts.size() < 2 || !arrays_ ? nullptr : many_plan("bf consequences of many", [&] {
+            return dred::consequences_batch_query(rel_);
+        });
+        if (plan == nullptr) return Derivations::consequences_of(ts);
+        return numbered(run_many(plan, ts, false));
     }
 
     const StoredTuple& tuple(TupleId t) const { return tuples_[t]; }
 
 private:
-    // Runs a lookup (with `given`'s columns as parameters) and copies its rows.
-    Found run(SPIPlanPtr plan, const StoredTuple* given, Snapshot snapshot) {
+    // A lookup of many tuples, planned once without hash or merge joins
+    // (inside the lateral lookup they would hash a table for every tuple),
+    // or null where it cannot be (then they are looked up one by one).
+    SPIPlanPtr many_plan(const std::string& key, const std::function<std::string()>& generate) {
+        return kept_lookups_plan(view_, key, generate, columns_, types_ + columns_, CURSOR_OPT_GENERIC_PLAN, true);
+    }
+
+    // Runs a lookup of many tuples: their columns as one array each (the
+    // arrays made in the lookups' memory, freed with it).  `numbered`: its
+    // rows lead with the place of the tuple each is of.
+    Found run_many(SPIPlanPtr plan, const std::vector<TupleId>& ts, bool numbered) {
+        const int columns = columns_;
+        const int n = static_cast<int>(ts.size());
+        Datum* arrays = nullptr;
+        char* array_nulls = nullptr;
+        const StoredTuple* tuples = tuples_.data();
+        const TupleId* ids = ts.data();
+        const Oid* types = types_;
+        MemoryContext memory = memory_;
+        call([&] {
+            MemoryContext caller = MemoryContextSwitchTo(memory);
+            arrays = static_cast<Datum*>(palloc(sizeof(Datum) * (columns + 1)));
+            array_nulls = static_cast<char*>(palloc(columns + 1));
+            Datum* elements = static_cast<Datum*>(palloc(sizeof(Datum) * (n + 1)));
+            bool* element_nulls = static_cast<bool*>(palloc(sizeof(bool) * (n + 1)));
+            for (int a = 0; a < columns; ++a) {
+                for (int i = 0; i < n; ++i) {
+                    elements[i] = tuples[ids[i]].values[a];
+                    element_nulls[i] = tuples[ids[i]].nulls[a] == 'n';
+                }
+                int16 length;
+                bool by_value;
+                char align;
+                get_typlenbyvalalign(types[a], &length, &by_value, &align);
+                int dims[1] = {n};
+                int lower[1] = {1};
+                arrays[a] = PointerGetDatum(
+                    construct_md_array(elements, element_nulls, 1, dims, lower, types[a], length, by_value, align));
+                array_nulls[a] = ' ';
+            }
+            MemoryContextSwitchTo(caller);
+        });
+        return run(plan, arrays, array_nulls, now_, numbered ? 1 : 0);
+    }
+
+    // Runs a lookup (with `values` as its parameters) and copies its rows,
+    // which start after `lead` columns (the place of the tuple, for a
+    // lookup of many).
+    Found run(SPIPlanPtr plan, Datum* values, const char* nulls, Snapshot snapshot, int lead = 0) {
         Found found;
         const int columns = columns_;
         MemoryContext memory = memory_;
         const ColumnHasher* hasher = hasher_;
         call([&] {
-            Datum* values = given != nullptr ? given->values : nullptr;
-            const char* nulls = given != nullptr ? given->nulls : nullptr;
             const int rc = SPI_execute_snapshot(plan, values, nulls, snapshot, InvalidSnapshot, true, false, 0);
             if (rc != SPI_OK_SELECT) elog(ERROR, "ivm: a backward/forward lookup failed: %s", SPI_result_code_string(rc));
             TupleDesc desc = SPI_tuptable->tupdesc;
             MemoryContext caller = MemoryContextSwitchTo(memory);
             found.count = SPI_processed;
             found.rows = static_cast<StoredTuple*>(palloc(sizeof(StoredTuple) * (found.count + 1)));
+            if (lead > 0) found.place = static_cast<int64*>(palloc(sizeof(int64) * (found.count + 1)));
             for (uint64 i = 0; i < found.count; ++i) {
                 HeapTuple row = SPI_tuptable->vals[i];
                 StoredTuple& out = found.rows[i];
                 bool isnull = false;
-                const Datum tid = SPI_getbinval(row, desc, 1, &isnull);
+                if (lead > 0) found.place[i] = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+                const Datum tid = SPI_getbinval(row, desc, lead + 1, &isnull);
                 if (isnull)
                     ItemPointerSetInvalid(&out.tid);  // (premises_query's row for a root)
                 else
                     out.tid = *reinterpret_cast<ItemPointer>(DatumGetPointer(tid));
-                const Datum key = SPI_getbinval(row, desc, 2, &isnull);
+                const Datum key = SPI_getbinval(row, desc, lead + 2, &isnull);
                 out.key = isnull ? 0 : DatumGetInt64(key);
                 out.values = static_cast<Datum*>(palloc(sizeof(Datum) * (columns + 1)));
                 out.nulls = static_cast<char*>(palloc(columns + 1));
                 for (int a = 0; a < columns; ++a) {
-                    const Form_pg_attribute att = TupleDescAttr(desc, a + 2);
-                    const Datum v = SPI_getbinval(row, desc, a + 3, &isnull);
+                    const Form_pg_attribute att = TupleDescAttr(desc, lead + a + 2);
+                    const Datum v = SPI_getbinval(row, desc, lead + a + 3, &isnull);
                     out.values[a] = isnull ? static_cast<Datum>(0) : datumCopy(v, att->attbyval, att->attlen);
                     out.nulls[a] = isnull ? 'n' : ' ';
                 }
@@ -206,15 +295,27 @@ private:
         return found;
     }
 
+    // A stored tuple's number: the one it got when first met.
+    TupleId number(const StoredTuple& row) {
+        auto [it, added] = ids_.emplace(tid_number(row.tid), static_cast<TupleId>(tuples_.size()));
+        if (added) tuples_.push_back(row);
+        return it->second;
+    }
+
     std::vector<TupleId> numbered(const Found& found) {
         std::vector<TupleId> ids;
         ids.reserve(found.count);
-        for (uint64 i = 0; i < found.count; ++i) {
-            auto [it, added] = ids_.emplace(tid_number(found.rows[i].tid), static_cast<TupleId>(tuples_.size()));
-            if (added) tuples_.push_back(found.rows[i]);
-            ids.push_back(it->second);
-        }
+        for (uint64 i = 0; i < found.count; ++i) ids.push_back(number(found.rows[i]));
         return ids;
+    }
+
+    // A tuple's premises from rows [first, first + count) of a lookup.
+    backward_forward::Premises premises_of(const Found& found, uint64 first, uint64 count) {
+        backward_forward::Premises out;
+        for (uint64 i = first; i < first + count; ++i) out.root |= !ItemPointerIsValid(&found.rows[i].tid);
+        if (!out.root)
+            for (uint64 i = first; i < first + count; ++i) out.tuples.push_back(number(found.rows[i]));
+        return out;
     }
 
     ViewRuntime& view_;
@@ -224,12 +325,14 @@ private:
     MemoryContext memory_;
     Snapshot now_;
     const ColumnHasher* hasher_;
+    bool arrays_ = true;  // every column's type has an array type: many tuples are looked up at once
     std::unordered_set<int64> overdeleted_;
     bool bounded_ = false;
     std::unordered_set<uint64> passed_;
     std::unordered_set<uint64> reached_;
     std::unordered_map<uint64, TupleId> ids_;
     std::vector<StoredTuple> tuples_;
+    std::unordered_map<TupleId, backward_forward::Premises> prefetched_;
 };
 
 // What a run of backward/forward needs from PostgreSQL: R's column types
@@ -253,8 +356,11 @@ Lookups begin_lookups(const RecursiveRelation& rel, Oid storage, bool factored) 
     Lookups l;
     call([&] {
         // R's columns are the storage's first (dred::storage_ddl).
-        l.types = static_cast<Oid*>(palloc(sizeof(Oid) * (columns + 1)));
-        for (int a = 0; a < columns; ++a) l.types[a] = get_atttype(storage, static_cast<AttrNumber>(a + 1));
+        l.types = static_cast<Oid*>(palloc(sizeof(Oid) * (2 * columns + 1)));
+        for (int a = 0; a < columns; ++a) {
+            l.types[a] = get_atttype(storage, static_cast<AttrNumber>(a + 1));
+            l.types[columns + a] = get_array_type(l.types[a]);  // (InvalidOid: none)
+        }
         l.memory = AllocSetContextCreate(CurrentMemoryContext, "ivm backward/forward", ALLOCSET_DEFAULT_SIZES);
         if (passed != nullptr) {
             MemoryContext caller = MemoryContextSwitchTo(l.memory);

@@ -135,11 +135,13 @@ double generic_plan_cost(SPIPlanPtr plan, bool saved) {
 // the runtime does not see would have it replanned as usual), or null when
 // it needs a way they price out (a base without an index to look up): the
 // usual plan then serves.  Kept under `key` either way.
-SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate) {
+SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
+                             int nargs, Oid* types, int options, bool scans) {
     auto it = view.plans.find(key);
     if (it != view.plans.end()) return it->second;
-    const int level = prefer_lookups();
-    SPIPlanPtr plan = kept_plan(view, key, generate);  // in the map: freed with the others, should planning it fail
+    const int level = scans ? planner_without({"enable_hashjoin", "enable_mergejoin"}) : prefer_lookups();
+    // (in the map: freed with the others, should planning it fail)
+    SPIPlanPtr plan = kept_plan(view, key, generate, nargs, types, options);
     const double cost = call([&] {
         const double total = generic_plan_cost(plan, true);
         AtEOXact_GUC(false, level);

@@ -46,7 +46,11 @@ int prefer_lookups();
 // (raw PostgreSQL calls: inside call()).
 SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
                      int nargs = 0, Oid* types = nullptr, int options = 0);
-SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate);
+// (`scans`: sequential scans are not priced out, only hash and merge joins:
+// a lookup followed laterally per tuple scans a table without an index as
+// a lookup of one tuple does.)
+SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
+                             int nargs = 0, Oid* types = nullptr, int options = 0, bool scans = false);
 double generic_plan_cost(SPIPlanPtr plan, bool saved);
 // A merge of a change this small runs a plan made with prefer_lookups.
 // Given a delta of a row or two and a small storage (a hundred groups),

@@ -233,6 +233,44 @@ TEST(BackwardForward, TheBoundProvesAsTheOverdeletionDoes) {
     EXPECT_EQ(b.checked, a.checked);
 }
 
+// Asked in waves: the premises of every tuple a wave checks are announced
+// together, and what the tuples found gone derive is asked for together;
+// the outcome is the one tuple by tuple.
+class WaveClosure : public Closure {
+public:
+    using Closure::Closure;
+    void prefetch_premises(const std::vector<bf::TupleId>& ts) override {
+        if (ts.size() > 1) ++prefetches;
+        announced.insert(ts.begin(), ts.end());
+    }
+    std::vector<bf::TupleId> consequences_of(const std::vector<bf::TupleId>& ts) override {
+        if (ts.size() > 1) ++many;
+        return Closure::consequences_of(ts);
+    }
+    int prefetches = 0, many = 0;
+    std::set<bf::TupleId> announced;
+};
+
+TEST(BackwardForward, AsksForTuplesInWaves) {
+    Edges chain;  // two chains side by side, joined at both ends
+    for (int i = 0; i < 8; ++i) {
+        chain.insert({i, i + 1});
+        chain.insert({100 + i, 100 + i + 1});
+    }
+    chain.insert({0, 100});
+    chain.insert({108, 8});
+    const Edges deleted{{0, 1}, {3, 4}};
+    const Edges after = minus(chain, deleted);
+    WaveClosure w(chain, after);
+    w.know_overdeleted(deleted, chain);
+    const bf::Outcome o = bf::run(w, w.seeds(deleted), bf::Budget{});
+    ASSERT_TRUE(o.finished);
+    EXPECT_EQ(w.named(o.gone), minus(w.before(), closure(after)));
+    EXPECT_GT(w.prefetches, 0);
+    EXPECT_GT(w.many, 0);
+    for (bf::TupleId s : w.seeds(deleted)) EXPECT_EQ(w.announced.count(s), 1u);
+}
+
 TEST(BackwardForward, EqualsRecomputingOnRandomGraphs) {
     std::mt19937 random(20261205);
     for (int round = 0; round < 300; ++round) {

@@ -237,6 +237,18 @@ TEST(DRedFactored, ReachFollowsTheOtherColumnsAlone) {
     EXPECT_EQ(reach.find("__ivm_key"), std::string::npos);
     r.rules[1].passes_through = {true, true};
     EXPECT_FALSE(ivm::dred::deletions_factor(r));
+    // Many tuples looked up at once: each followed laterally (a join with
+    // the rule's subquery would evaluate the rule in full), numbered for
+    // the premises
+    const std::string premises = ivm::dred::premises_batch_query(r);
+    EXPECT_EQ(premises.rfind("SELECT __ivm_b.__ivm_i, __ivm_x.* FROM ROWS FROM (pg_catalog.unnest($1), "
+                             "pg_catalog.unnest($2)) WITH ORDINALITY AS __ivm_b(x, y, __ivm_i) CROSS JOIN LATERAL (", 0),
+              0u);
+    EXPECT_NE(premises.find("SELECT __ivm_b.x AS x, __ivm_b.y AS y"), std::string::npos);
+    EXPECT_EQ(premises.find("$1::"), std::string::npos);
+    const std::string consequences = ivm::dred::consequences_batch_query(r);
+    EXPECT_EQ(consequences.rfind("SELECT __ivm_x.* FROM ROWS FROM (", 0), 0u);
+    EXPECT_NE(consequences.find("CROSS JOIN LATERAL"), std::string::npos);
     r.rules[1].passes_through = {false, false};
     EXPECT_FALSE(ivm::dred::deletions_factor(r));
 }
