@@ -272,7 +272,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     if (bounded.gone) {
         const uint64 bound = bounded.bound, gone = *bounded.gone;
         call([&] {
-            elog(DEBUG1, "ivm DRed: nothing over-deleted; of at most %lu tuples the deletion could take, backward/forward found %lu gone",
+            elog(DEBUG1,
+                 "ivm DRed: at most %lu tuples the deletion could take, not over-deleted; backward/forward found %lu gone",
                  static_cast<unsigned long>(bound), static_cast<unsigned long>(gone));
         });
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::BackwardForward, static_cast<int64>(bound));
