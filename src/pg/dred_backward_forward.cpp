@@ -161,7 +161,9 @@ public:
         SPIPlanPtr plan = kept_plan(view_, "bf premises", [&] { return dred::premises_query(rel_); }, columns_, types_,
                                      CURSOR_OPT_GENERIC_PLAN);
         const Found found = run(plan, tuples_[t].values, tuples_[t].nulls, now_);
-        return premises_of(found, 0, found.count);
+        std::vector<uint64> all(found.count);
+        for (uint64 r = 0; r < found.count; ++r) all[r] = r;
+        return premises_of(found, all);
     }
 
     // Many tuples' premises in one lookup, kept until premises() asks.
@@ -180,12 +182,7 @@ public:
                 throw Error(sqlstate::internal_error, "backward/forward: a premise of no tuple asked for");
             rows[place - 1].push_back(r);
         }
-        for (std::size_t i = 0; i < wanted.size(); ++i) {
-            backward_forward::Premises& out = prefetched_[wanted[i]];
-            for (uint64 r : rows[i]) out.root |= !ItemPointerIsValid(&found.rows[r].tid);
-            if (out.root) continue;
-            for (uint64 r : rows[i]) out.tuples.push_back(number(found.rows[r]));
-        }
+        for (std::size_t i = 0; i < wanted.size(); ++i) prefetched_[wanted[i]] = premises_of(found, rows[i]);
     }
 
     std::vector<TupleId> consequences(TupleId t) override {
@@ -309,12 +306,13 @@ private:
         return ids;
     }
 
-    // A tuple's premises from rows [first, first + count) of a lookup.
-    backward_forward::Premises premises_of(const Found& found, uint64 first, uint64 count) {
+    // A tuple's premises from `rows` of a lookup: a rule without R derives
+    // it (a row without a tid), or the stored tuples the rows are.
+    backward_forward::Premises premises_of(const Found& found, const std::vector<uint64>& rows) {
         backward_forward::Premises out;
-        for (uint64 i = first; i < first + count; ++i) out.root |= !ItemPointerIsValid(&found.rows[i].tid);
+        for (uint64 r : rows) out.root |= !ItemPointerIsValid(&found.rows[r].tid);
         if (!out.root)
-            for (uint64 i = first; i < first + count; ++i) out.tuples.push_back(number(found.rows[i]));
+            for (uint64 r : rows) out.tuples.push_back(number(found.rows[r]));
         return out;
     }
 

@@ -269,62 +269,58 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                 });
         }
     }
-    if (bounded.gone) {
-        const uint64 bound = bounded.bound, gone = *bounded.gone;
+    std::optional<uint64> gone = bounded.gone;
+    uint64 deleted = 0;
+    if (gone) {
+        const uint64 bound = bounded.bound, found = *gone;
         call([&] {
             elog(DEBUG1,
                  "ivm DRed: at most %lu tuples the deletion could take, not over-deleted; backward/forward found %lu gone",
-                 static_cast<unsigned long>(bound), static_cast<unsigned long>(gone));
+                 static_cast<unsigned long>(bound), static_cast<unsigned long>(found));
         });
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::BackwardForward, static_cast<int64>(bound));
-        faults::point("dred.deleted");
-        auto insert = [&] { return dred::insert_query(rel, changed, !inserts); };
-        MaintenanceResult result = rederive_insert_apply(rel, storage, size, gone, false, insert, inserts, base_rows, kept_if);
-        leave(e);
-        end_kept_sets(mark);
-        return result;
-    }
-    if (!overdeleted) over_delete(most + 1);
-    uint64 deleted = *overdeleted;
-    if (deleted > most) {
-        shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(deleted));
-        MaintenanceResult result = recompute_relation(rel, storage);
-        leave(e);
-        end_kept_sets(mark);
-        return result;
-    }
-    // 2. Of the over-deleted tuples, those that go: found by backward/
-    // forward, which checks a tuple only where a deleted row or a tuple
-    // found gone derived it (in proportion to what goes), until it has
-    // taken its share of the over-deletion's time or most of what it
-    // checked went; otherwise by rederiving every over-deleted tuple.
-    // (Not again where it ran against the bound and gave up.)
-    std::optional<uint64> gone;
-    if (deleted > 0 && !bounded.tried && dred::backward_forward_possible(rel) &&
-        (bf == BackwardForward::On || (bf == BackwardForward::Auto && recursion::backward_forward_pays(deleted))))
-    {
-        backward_forward::Budget budget;  // (on: none)
-        if (bf == BackwardForward::Auto) {
-            budget.stop_when_most_go = true;
-            budget.deadline = std::chrono::steady_clock::now() +
-                              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  overdelete_time * recursion::backward_forward_time_share);
+    } else {
+        if (!overdeleted) over_delete(most + 1);
+        deleted = *overdeleted;
+        if (deleted > most) {
+            shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::Recomputed, static_cast<int64>(deleted));
+            MaintenanceResult result = recompute_relation(rel, storage);
+            leave(e);
+            end_kept_sets(mark);
+            return result;
         }
-        gone = backward_forward_deletions(view, rel, storage, changed, old, before, key, budget);
+        // 2. Of the over-deleted tuples, those that go: found by backward/
+        // forward, which checks a tuple only where a deleted row or a tuple
+        // found gone derived it (in proportion to what goes), until it has
+        // taken its share of the over-deletion's time or most of what it
+        // checked went; otherwise by rederiving every over-deleted tuple.
+        // (Not again where it ran against the bound and gave up.)
+        if (deleted > 0 && !bounded.tried && dred::backward_forward_possible(rel) &&
+            (bf == BackwardForward::On || (bf == BackwardForward::Auto && recursion::backward_forward_pays(deleted))))
+        {
+            backward_forward::Budget budget;  // (on: none)
+            if (bf == BackwardForward::Auto) {
+                budget.stop_when_most_go = true;
+                budget.deadline = std::chrono::steady_clock::now() +
+                                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      overdelete_time * recursion::backward_forward_time_share);
+            }
+            gone = backward_forward_deletions(view, rel, storage, changed, old, before, key, budget);
+        }
+        const double od_ms = milliseconds(overdelete_time);
+        call([&] {
+            if (gone)
+                elog(DEBUG1, "ivm DRed: %lu over-deleted, of which backward/forward found %lu gone",
+                     static_cast<unsigned long>(deleted), static_cast<unsigned long>(*gone));
+            else
+                elog(DEBUG1, "ivm DRed: %lu over-deleted, rederived", static_cast<unsigned long>(deleted));
+            elog(DEBUG2, "ivm DRed: over-deleted in %.3f ms", od_ms);
+        });
+        if (deleted > 0)
+            shared::record_overdeletion(view.entry.view_id,
+                                        gone ? shared::Overdeletion::BackwardForward : shared::Overdeletion::Rederived,
+                                        static_cast<int64>(deleted));
     }
-    const double od_ms = milliseconds(overdelete_time);
-    call([&] {
-        if (gone)
-            elog(DEBUG1, "ivm DRed: %lu over-deleted, of which backward/forward found %lu gone",
-                 static_cast<unsigned long>(deleted), static_cast<unsigned long>(*gone));
-        else
-            elog(DEBUG1, "ivm DRed: %lu over-deleted, rederived", static_cast<unsigned long>(deleted));
-        elog(DEBUG2, "ivm DRed: over-deleted in %.3f ms", od_ms);
-    });
-    if (deleted > 0)
-        shared::record_overdeletion(view.entry.view_id,
-                                    gone ? shared::Overdeletion::BackwardForward : shared::Overdeletion::Rederived,
-                                    static_cast<int64>(deleted));
     if (gone) deleted = *gone;
     faults::point("dred.deleted");
     auto insert = [&] { return dred::insert_query(rel, changed, !inserts); };
