@@ -124,6 +124,16 @@ INSERT INTO bf_g SELECT i * 100 + j, i * 100 + j + 1 FROM generate_series(1, 20)
 SELECT ivm.create_view('bf_grid', 'WITH RECURSIVE tc(s, d) AS (SELECT s, d FROM bf_g UNION SELECT tc.s, bf_g.d FROM tc JOIN bf_g ON tc.d = bf_g.s) SELECT s, d FROM tc');
 DELETE FROM bf_g WHERE (s, d) = (606, 607);
 SELECT ivm_check('bf_grid');
+-- The last deletion could take thousands: the next finds its bound first
+-- (thousands again, checked against it), then one in a corner whose bound
+-- is small (DRed over-deletes it), then one past 2,000 again (over-deleted
+-- up to there first, as the last was small).
+DELETE FROM bf_g WHERE (s, d) = (808, 908);
+SELECT ivm_check('bf_grid');
+DELETE FROM bf_g WHERE (s, d) = (1919, 1920);
+SELECT ivm_check('bf_grid');
+DELETE FROM bf_g WHERE (s, d) = (1718, 1818);
+SELECT ivm_check('bf_grid');
 -- Where most over-deleted tuples really go it stops after 100 checks (or
 -- sooner) and DRed rederives: two chains of 60 joined by one edge (3,660
 -- pairs over it), beside a chain of 160 that keeps R large enough not to

@@ -2,6 +2,7 @@
 
 #include "core/backward_forward.hpp"
 #include "core/error.hpp"
+#include "core/recursion_policy.hpp"
 #include "pg/boundary.hpp"
 #include "pg/execution.hpp"
 #include "pg/spi.hpp"
@@ -109,6 +110,43 @@ void prepare_hasher(ColumnHasher& h, Oid storage, int columns, const bool* passe
         h.passed[a] = passed[a];
     }
 }
+
+// The hashes of the Q values a reach query's rows hold (its columns R's,
+// P's NULL), in an array of `memory` grown as they come.
+struct ReachedHashes {
+    const ColumnHasher* hasher;
+    int columns;
+    MemoryContext memory;
+    uint64* values = nullptr;
+    uint64 count = 0;
+
+    // Runs `plan` as of `before`, at most `limit` rows (0: all), in place of
+    // what an earlier run kept; returns how many.  Raw PostgreSQL calls.
+    uint64 fetch(SPIPlanPtr plan, Snapshot before, uint64 limit) {
+        count = 0;
+        uint64 room = 64;
+        values = static_cast<uint64*>(MemoryContextAlloc(memory, sizeof(uint64) * room));
+        Datum* row_values = static_cast<Datum*>(palloc(sizeof(Datum) * (columns + 1)));
+        char* nulls = static_cast<char*>(palloc(columns + 1));
+        TupleDesc desc = nullptr;
+        spi::fetch_rows(plan, before, limit, [&](HeapTuple row) {
+            for (int a = 0; a < columns; ++a) {
+                bool isnull = false;
+                row_values[a] = heap_getattr(row, a + 1, desc, &isnull);
+                nulls[a] = isnull ? 'n' : ' ';
+            }
+            if (count == room) {
+                room *= 2;
+                values = static_cast<uint64*>(repalloc(values, sizeof(uint64) * room));
+            }
+            uint64 ignored = 0;
+            hasher->hash(row_values, nulls, &ignored, &values[count++]);
+        }, &desc);
+        pfree(row_values);
+        pfree(nulls);
+        return count;
+    }
+};
 
 // The lookups of backward/forward as kept plans over R's storage and the
 // base tables as they are now; tuples numbered as first met.
@@ -465,35 +503,35 @@ BoundedOutcome backward_forward_bounded(ViewRuntime& view, const RecursiveRelati
     const std::vector<TupleId> seeds = derivations.seeds(changed, dred::OldTables::AsOfSnapshot, before, key);
     std::unordered_set<uint64> passed;
     for (TupleId s : seeds) passed.insert(derivations.tuple(s).passed);
-    // The Q values the seeds' Q reach, as of before the statement.
-    const std::string reach = keep_plan ? std::string() : dred::reach_query(rel, changed);
-    SPIPlanPtr kept = keep_plan ? kept_plan(view, "bf reach " + key, [&] { return dred::reach_query(rel, changed); }) : nullptr;
-    uint64* hashes = nullptr;
-    uint64 nreached = 0;
-    const char* text = reach.c_str();
-    const ColumnHasher* hasher = &l.hasher;
-    MemoryContext memory = l.memory;
-    const int columns = static_cast<int>(rel.columns.size());
-    call([&] {
-        SPIPlanPtr plan = kept != nullptr ? kept : spi::prepare(text);
-        if (SPI_execute_snapshot(plan, nullptr, nullptr, before, InvalidSnapshot, true, false, 0) != SPI_OK_SELECT)
-            elog(ERROR, "ivm: could not find what a deletion reaches");
-        nreached = SPI_processed;
-        hashes = static_cast<uint64*>(MemoryContextAlloc(memory, sizeof(uint64) * (nreached + 1)));
-        Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (columns + 1)));
-        char* nulls = static_cast<char*>(palloc(columns + 1));
-        for (uint64 i = 0; i < nreached; ++i) {
-            for (int a = 0; a < columns; ++a) {
-                bool isnull = false;
-                values[a] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, a + 1, &isnull);
-                nulls[a] = isnull ? 'n' : ' ';
-            }
-            uint64 ignored = 0;
-            hasher->hash(values, nulls, &ignored, &hashes[i]);
-        }
-        SPI_freetuptable(SPI_tuptable);
-        if (kept == nullptr) SPI_freeplan(plan);
-    });
+    // The Q values the seeds' Q reach, as of before the statement: while
+    // they are few, planned for lookups first, as DRed's recursive steps are
+    // (W3's DAG: hashing the edges took three times the few lookups).
+    auto generate = [&] { return dred::reach_query(rel, changed); };
+    ReachedHashes reached_hashes{&l.hasher, static_cast<int>(rel.columns.size()), l.memory};
+    bool done = false;
+    SPIPlanPtr by_lookups = keep_plan ? kept_lookups_plan(view, "bf reach lookups " + key, generate) : nullptr;
+    if (by_lookups != nullptr) {
+        const uint64 cap = recursion::lookups_up_to + 1;
+        const int level = prefer_lookups();
+        const uint64 rows = call([&] {
+            const uint64 n = reached_hashes.fetch(by_lookups, before, cap);
+            AtEOXact_GUC(false, level);
+            return n;
+        });
+        done = rows < cap;
+    }
+    if (!done) {
+        const std::string reach = keep_plan ? std::string() : generate();
+        SPIPlanPtr kept = keep_plan ? kept_plan(view, "bf reach " + key, generate) : nullptr;
+        const char* text = reach.c_str();
+        call([&] {
+            SPIPlanPtr plan = kept != nullptr ? kept : spi::prepare(text);
+            reached_hashes.fetch(plan, before, 0);
+            if (kept == nullptr) SPI_freeplan(plan);
+        });
+    }
+    const uint64 nreached = reached_hashes.count;
+    const uint64* hashes = reached_hashes.values;
     result.bound = static_cast<uint64>(passed.size()) * nreached;
     std::unordered_set<uint64> reached(hashes, hashes + nreached);
     derivations.know_bound(std::move(passed), std::move(reached));

@@ -56,12 +56,6 @@ bool lookups_possible(ViewRuntime& view, const LazySql& make) {
     return *view.index_lookups;
 }
 
-// A recursive step planned for lookups (prefer_lookups) runs first while
-// it yields at most this many tuples: past it, hashing the base table costs
-// less than looking each tuple's joins up (W3: about 3 us a tuple against
-// 1 ms to hash the 7,400 edges), and the step runs again as planned.
-constexpr uint64 lookups_up_to = 1000;
-
 // Keeps the rows of `make`'s query (none when it is empty) in a tuplestore
 // registered as the named relation of `shape`, at most `limit` (0: all);
 // returns how many.
@@ -80,7 +74,7 @@ uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot s
         // The settings count when the plan is made: at its first run, or
         // the first after an invalidation.
         SPIPlanPtr plan = kept_plan(*kept.view, kept.key + " lookups", sql);
-        const uint64 cap = limit != 0 && limit <= lookups_up_to + 1 ? limit : lookups_up_to + 1;
+        const uint64 cap = limit != 0 && limit <= recursion::lookups_up_to + 1 ? limit : recursion::lookups_up_to + 1;
         const int level = prefer_lookups();
         call([&] {
             rows = spi::fetch_rows(plan, snapshot, cap, keep);
@@ -233,38 +227,50 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const std::string overdelete_step = old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete";
     std::optional<uint64> overdeleted;
     std::chrono::steady_clock::duration overdelete_time{};
+    constexpr uint64 rate_from = 100;  // (fewer: its fixed costs would price it)
     auto over_delete = [&](uint64 limit) {
         const auto started = std::chrono::steady_clock::now();
         overdeleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, limit,
                                    kept_if(base_rows, overdelete_step, true));
         overdelete_time = std::chrono::steady_clock::now() - started;
+        if (*overdeleted >= rate_from)
+            view.overdeletion_ms_per_tuple = milliseconds(overdelete_time) / static_cast<double>(*overdeleted);
     };
     const BackwardForward bf = backward_forward_mode();
     // Where deletions factor, backward/forward checks against a bound on
     // what the deletion can touch instead of an over-deletion (on a grid,
-    // tens of thousands of tuples for a few hundred that go).  Under auto
-    // the over-deletion is made up to where backward/forward pays first:
-    // below it DRed goes on from there; past it, what it took per tuple
-    // prices the bound for the budget.
+    // tens of thousands of tuples for a few hundred that go).  Under auto,
+    // the over-deletion's time per tuple prices the bound for the budget,
+    // and where the bound is below what backward/forward pays for, DRed goes
+    // on as always (the bound holds all the over-deletion can).  Finding the
+    // bound costs about what a small over-deletion does (W3's DAG), so while
+    // deletions stay small, or until an over-deletion was timed, the
+    // over-deletion is made first up to where backward/forward pays: below
+    // it DRed goes on from there.
     BoundedOutcome bounded;
     if (deletes && old == dred::OldTables::AsOfSnapshot && bf != BackwardForward::Off &&
         dred::backward_forward_possible(rel) && dred::deletions_factor(rel))
     {
-        if (bf == BackwardForward::Auto) over_delete(recursion::backward_forward_from + 1);
-        if (!overdeleted || recursion::backward_forward_pays(*overdeleted)) {
-            const double per_tuple = overdeleted ? milliseconds(overdelete_time) / static_cast<double>(*overdeleted) : 0;
-            if (overdeleted) call([] { SPI_unregister_relation(dred::deleted_relation); });
+        if (bf == BackwardForward::Auto && (!view.last_bound_large || !view.overdeletion_ms_per_tuple))
+            over_delete(recursion::backward_forward_from + 1);
+        const bool probed = overdeleted.has_value();
+        view.last_bound_large = probed && recursion::backward_forward_pays(*overdeleted);
+        if (!probed || view.last_bound_large) {
+            if (probed) call([] { SPI_unregister_relation(dred::deleted_relation); });
             overdeleted.reset();
             bounded = backward_forward_bounded(
                 view, rel, storage, changed, before, key, recursion::small_step(base_rows),
                 [&](uint64 bound) -> std::optional<backward_forward::Budget> {
                     backward_forward::Budget budget;  // (on: none)
                     if (bf == BackwardForward::On) return budget;
+                    view.last_bound_large = recursion::backward_forward_pays(bound);
+                    if (!view.last_bound_large) return std::nullopt;
                     budget.stop_when_most_go = true;
                     budget.deadline = std::chrono::steady_clock::now() +
                                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                           std::chrono::duration<double, std::milli>(
-                                              per_tuple * static_cast<double>(bound) * recursion::backward_forward_time_share));
+                                              *view.overdeletion_ms_per_tuple * static_cast<double>(bound) *
+                                              recursion::backward_forward_time_share));
                     return budget;
                 });
         }
