@@ -9,7 +9,9 @@ namespace {
 
 enum class Status : unsigned char { Open, Proved, Gone };
 
-struct OutOfBudget {};
+struct OutOfBudget {
+    Stop why;
+};
 
 class Run {
 public:
@@ -47,6 +49,7 @@ public:
     }
     std::uint64_t lookups() const { return lookups_; }
     std::uint64_t checked() const { return checked_; }
+    std::uint64_t found_gone() const { return gone_.size(); }
 
 private:
     Status status(TupleId t) {
@@ -64,7 +67,8 @@ private:
 
     template <typename T>
     T counted(T result) {
-        if (++lookups_ > budget_.lookups || std::chrono::steady_clock::now() > budget_.deadline) throw OutOfBudget{};
+        if (++lookups_ > budget_.lookups) throw OutOfBudget{Stop::Lookups};
+        if (std::chrono::steady_clock::now() > budget_.deadline) throw OutOfBudget{Stop::Time};
         return result;
     }
 
@@ -91,8 +95,8 @@ private:
             walk.pop_back();
             const TupleId u = region[i];
             if (status(u) == Status::Proved) continue;
-            if (++checked_ == most_go_after && budget_.stop_when_most_go && gone_.size() * 2 > checked_)
-                throw OutOfBudget{};
+            if (++checked_ == Budget::most_go_checks && budget_.stop_when_most_go && gone_.size() > Budget::most_go_gone)
+                throw OutOfBudget{Stop::MostGo};
             const Premises premises = counted(d_.premises(u));
             if (premises.root) {
                 prove(i);
@@ -125,8 +129,6 @@ private:
         }
     }
 
-    static constexpr std::uint64_t most_go_after = 100;
-
     Derivations& d_;
     Budget budget_;
     std::uint64_t lookups_ = 0;
@@ -144,10 +146,12 @@ Outcome run(Derivations& derivations, const std::vector<TupleId>& seeds, const B
     Run r(derivations, budget);
     try {
         r.forward(seeds);
-    } catch (const OutOfBudget&) {
+    } catch (const OutOfBudget& out) {
         Outcome o;
         o.checked = r.checked();
         o.lookups = r.lookups();
+        o.stopped = out.why;
+        o.found_gone = r.found_gone();
         return o;
     }
     return r.outcome();

@@ -1,5 +1,7 @@
 #include "core/recursion_policy.hpp"
 
+#include "core/backward_forward.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -50,15 +52,18 @@ std::string describe_backward_forward() {
     return "when over " + std::to_string(backward_forward_from) +
            " tuples are over-deleted (auto; on: always), only those a deleted row derives, and what those found gone "
            "derive, are checked for another derivation, walking back through their premises to a rule without R or "
-           "to a tuple not over-deleted, for at most twice as long as the over-deletion took and until more than 50 of the first 100 "
-           "checked are found gone (auto; on: no limit), before they are all rederived instead";
+           "to a tuple not over-deleted, for at most twice as long as the over-deletion took and until more than " +
+           std::to_string(backward_forward::Budget::most_go_gone) + " of the first " +
+           std::to_string(backward_forward::Budget::most_go_checks) + " checked are found gone (auto; on: no limit), before they are all rederived instead";
 }
 
 std::string describe_bounded_backward_forward() {
     return "where the statement's snapshot from before it is kept, once " + std::to_string(backward_forward_from) +
            " tuples are over-deleted (auto; on: at once) the over-deletion stops and backward/forward checks against that "
            "bound instead, for at most twice as long as over-deleting the bound's tuples would take at the rate the "
-           "over-deletion went, before DRed over-deletes and rederives after all";
+           "over-deletion went, before DRed over-deletes and rederives after all; once an over-deletion was timed and while "
+           "the last deletion could take as many, the bound is found first, without the over-deletion (auto: DRed as "
+           "before where it holds fewer)";
 }
 
 std::string describe(Engine engine, double estimated_rows) {

@@ -422,11 +422,18 @@ backward_forward::Outcome run_logged(StoredDerivations& derivations, const std::
     const auto started = std::chrono::steady_clock::now();
     backward_forward::Outcome outcome = backward_forward::run(derivations, seeds, budget);
     const double ms = milliseconds(std::chrono::steady_clock::now() - started);
-    const uint64 nseeds = seeds.size(), checked = outcome.checked, lookups = outcome.lookups, ngone = outcome.gone.size();
-    const bool finished = outcome.finished;
+    const uint64 nseeds = seeds.size(), checked = outcome.checked, lookups = outcome.lookups;
+    const uint64 ngone = outcome.finished ? outcome.gone.size() : outcome.found_gone;
+    const char* stopped = "";
+    switch (outcome.stopped) {
+        case backward_forward::Stop::None: break;
+        case backward_forward::Stop::Lookups: stopped = " (stopped: out of lookups)"; break;
+        case backward_forward::Stop::Time: stopped = " (stopped: out of time)"; break;
+        case backward_forward::Stop::MostGo: stopped = " (stopped: most went)"; break;
+    }
     call([&] {
         elog(DEBUG2, "ivm backward/forward: %lu seeds, %lu checked, %lu lookups, %lu gone%s, %.3f ms (seeds and bound %.3f ms)",
-             nseeds, checked, lookups, ngone, finished ? "" : " (stopped)", ms, setup_ms);
+             nseeds, checked, lookups, ngone, stopped, ms, setup_ms);
     });
     return outcome;
 }

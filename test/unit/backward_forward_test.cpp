@@ -176,14 +176,35 @@ TEST(BackwardForward, StopsUnfinishedPastItsBudget) {
     const bf::Outcome o = bf::run(c, c.seeds({{0, 1}}), bf::Budget{20});
     EXPECT_FALSE(o.finished);
     EXPECT_TRUE(o.gone.empty());
+    EXPECT_EQ(o.stopped, bf::Stop::Lookups);
+    EXPECT_EQ(o.found_gone, 10u);  // in 20 lookups: 10 checks, each found gone, and their consequences
     const bf::Outcome all = bf::run(c, c.seeds({{0, 1}}), bf::Budget{100000});
     ASSERT_TRUE(all.finished);
+    EXPECT_EQ(all.stopped, bf::Stop::None);
     EXPECT_EQ(all.gone.size(), 50u);  // (0, 1) ... (0, 50)
     bf::Budget late;
     late.deadline = std::chrono::steady_clock::now() - std::chrono::milliseconds(1);
     const bf::Outcome too_late = bf::run(c, c.seeds({{0, 1}}), late);
     EXPECT_FALSE(too_late.finished);
     EXPECT_EQ(too_late.lookups, 1u);
+    EXPECT_EQ(too_late.stopped, bf::Stop::Time);
+}
+
+TEST(BackwardForward, GoesOnWhereTwoThirdsOfTheFirstHundredGo) {
+    // a chain 1 -> 2 -> ... -> 300 that 0 reaches only through 0 -> 1; every
+    // second chain node also leads to a side node that 0 reaches directly:
+    // two of every three tuples checked go (on a grid 53-61 of the first
+    // hundred went where 3% of what the deletion could take did)
+    Edges e{{0, 1}};
+    for (int i = 1; i < 300; ++i) e.insert({i, i + 1});
+    for (int i = 2; i <= 300; i += 2) e.insert({i, 1000 + i}), e.insert({0, 1000 + i});
+    Closure c(e, minus(e, {{0, 1}}));
+    bf::Budget stopping;
+    stopping.stop_when_most_go = true;
+    const bf::Outcome o = bf::run(c, c.seeds({{0, 1}}), stopping);
+    ASSERT_TRUE(o.finished);
+    EXPECT_EQ(o.gone.size(), 300u);  // (0, 1) ... (0, 300)
+    EXPECT_EQ(o.checked, 450u);
 }
 
 TEST(BackwardForward, StopsWhereMostOfWhatItChecksGoes) {
@@ -197,6 +218,8 @@ TEST(BackwardForward, StopsWhereMostOfWhatItChecksGoes) {
     const bf::Outcome stopped = bf::run(c, c.seeds({{0, 1}}), stopping);
     EXPECT_FALSE(stopped.finished);
     EXPECT_EQ(stopped.checked, 100u);
+    EXPECT_EQ(stopped.stopped, bf::Stop::MostGo);
+    EXPECT_EQ(stopped.found_gone, 99u);
     const bf::Outcome all = bf::run(c, c.seeds({{0, 1}}), bf::Budget{});
     ASSERT_TRUE(all.finished);
     EXPECT_EQ(all.gone.size(), 300u);
