@@ -174,6 +174,18 @@ MaintenanceResult rederive_insert_apply(const RecursiveRelation& rel, Oid storag
     return result;
 }
 
+// Backward/forward's budget under auto, given what over-deleting the
+// tuples it checks takes (or would take): stop where most of the first
+// checks went, or past that time's share.
+template <typename Duration>
+backward_forward::Budget auto_budget(Duration overdeleting) {
+    backward_forward::Budget budget;
+    budget.stop_when_most_go = true;
+    budget.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             overdeleting * recursion::backward_forward_time_share);
+    return budget;
+}
+
 }  // namespace
 
 MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<BaseChange>& changes,
@@ -261,17 +273,11 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
             bounded = backward_forward_bounded(
                 view, rel, storage, changed, before, key, recursion::small_step(base_rows),
                 [&](uint64 bound) -> std::optional<backward_forward::Budget> {
-                    backward_forward::Budget budget;  // (on: none)
-                    if (bf == BackwardForward::On) return budget;
+                    if (bf == BackwardForward::On) return backward_forward::Budget{};  // (none)
                     view.last_bound_large = recursion::backward_forward_pays(bound);
                     if (!view.last_bound_large) return std::nullopt;
-                    budget.stop_when_most_go = true;
-                    budget.deadline = std::chrono::steady_clock::now() +
-                                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                          std::chrono::duration<double, std::milli>(
-                                              *view.overdeletion_ms_per_tuple * static_cast<double>(bound) *
-                                              recursion::backward_forward_time_share));
-                    return budget;
+                    return auto_budget(std::chrono::duration<double, std::milli>(*view.overdeletion_ms_per_tuple *
+                                                                                 static_cast<double>(bound)));
                 });
         }
     }
@@ -304,13 +310,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         if (deleted > 0 && !bounded.tried && dred::backward_forward_possible(rel) &&
             (bf == BackwardForward::On || (bf == BackwardForward::Auto && recursion::backward_forward_pays(deleted))))
         {
-            backward_forward::Budget budget;  // (on: none)
-            if (bf == BackwardForward::Auto) {
-                budget.stop_when_most_go = true;
-                budget.deadline = std::chrono::steady_clock::now() +
-                                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                      overdelete_time * recursion::backward_forward_time_share);
-            }
+            const backward_forward::Budget budget =
+                bf == BackwardForward::Auto ? auto_budget(overdelete_time) : backward_forward::Budget{};  // (on: none)
             gone = backward_forward_deletions(view, rel, storage, changed, old, before, key, budget);
         }
         const double od_ms = milliseconds(overdelete_time);
