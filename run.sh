@@ -148,7 +148,7 @@ run_tests() {
     suite "maintenance plans: changes estimated with their tables' statistics" "$here/test/plans/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
     suite "concurrent writers, every change rebuilding (by heap swap)" \
-        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
+        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0 -c ivm.swap_min_tuples=0" "$here/test/concurrent/run.sh"
     suite "read replica (a streaming standby, pg_basebackup)" "$here/test/replica/run.sh"
     suite "logical replication subscriber (two publishers, immediate and deferred views)" "$here/test/replica/subscriber.sh"
     suite "background worker applying deferred views (ivm.apply_interval)" "$here/test/apply_worker/run.sh"
@@ -166,7 +166,7 @@ run_tests() {
     suite "maintenance plans without shared_preload_libraries" "$here/test/plans/run.sh"
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     suite "concurrent writers, every change rebuilding, without shared_preload_libraries" \
-        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
+        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0 -c ivm.swap_min_tuples=0" "$here/test/concurrent/run.sh"
     suite "read replica without shared_preload_libraries" "$here/test/replica/run.sh"
     suite "logical replication subscriber without shared_preload_libraries" "$here/test/replica/subscriber.sh"
     suite "no background worker without shared_preload_libraries" "$here/test/apply_worker/run.sh"

@@ -2,7 +2,8 @@
 -- new heap and swaps it in for the storage's, as REFRESH does, where
 -- nothing but other views reads the storage's changes (they then compute
 -- their queries anew) and nothing of this transaction has it open;
--- otherwise, and with ivm.rebuild_by_swap off, it rewrites the storage in
+-- otherwise, and with ivm.rebuild_by_swap off or a storage of fewer than
+-- 1,000 tuples (a swap's new files cost more), it rewrites the storage in
 -- place.  Either way the view equals its query.
 -- (Concurrent readers: test/isolation/specs/rebuild_swap.spec.)
 CREATE TABLE sw_a (aid int PRIMARY KEY, bid int, abalance int);
@@ -27,10 +28,16 @@ SELECT pg_get_viewdef('sw_join') LIKE '%ivm.snapshot_sees_storage(%' AS checks;
 SET ivm.rebuild_fraction = 0;
 
 -- swapped: the view's rows, its key index (bid set as it is: sw_distinct
--- reads no other column of sw_a, and an UPDATE of none would leave it be)
+-- reads no other column of sw_a, and an UPDATE of none would leave it be);
+-- sw_distinct's 10 tuples are rewritten in place, but with
+-- ivm.swap_min_tuples lowered
 UPDATE sw_a SET abalance = abalance + 1, bid = bid WHERE aid <= 1500;
 SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join,
        sw_swapped('sw_distinct') AS distinct_swapped, ivm_check('sw_distinct') AS sw_distinct;
+SET ivm.swap_min_tuples = 10;
+UPDATE sw_a SET bid = bid WHERE aid = 1;
+SELECT sw_swapped('sw_join') AS swapped, sw_swapped('sw_distinct') AS distinct_swapped, ivm_check('sw_distinct') AS sw_distinct;
+RESET ivm.swap_min_tuples;
 SELECT indexrelid::regclass AS index, indisvalid FROM pg_index WHERE indrelid = 'sw_join__ivm_data'::regclass;
 SET enable_seqscan = off;
 SELECT sum(abalance) FROM sw_join WHERE aid BETWEEN 1 AND 2000;  -- the rebuilt index finds the rows
@@ -94,7 +101,7 @@ SELECT ivm.drop_view('sw_both');
 SELECT ivm.drop_view('sw_over');
 -- a recursive view over the swapped one (DRed's relation reads it): computed anew too
 CREATE TABLE sw_edge (src int, dst int, w int);
-INSERT INTO sw_edge SELECT g, g + 1, g % 3 FROM generate_series(1, 200) g;
+INSERT INTO sw_edge SELECT g, g + 1, g % 3 FROM generate_series(1, 2000) g;
 SET client_min_messages = warning;
 SELECT ivm.create_view('sw_light', 'SELECT src, dst FROM sw_edge WHERE w < 2');
 SELECT ivm.create_view('sw_reach', 'WITH RECURSIVE t(a, b) AS (SELECT src, dst FROM sw_light UNION SELECT t.a, l.dst FROM t JOIN sw_light l ON t.b = l.src) SELECT a, b FROM t');
@@ -123,7 +130,7 @@ SELECT sw_swapped('sw_join') AS swapped, ivm_check('sw_join') AS sw_join;
 -- a view of groups kept from partial state swaps too, on a large change
 -- (past ivm.large_change_rows); a small one merges
 SET client_min_messages = warning;
-SELECT ivm.create_view('sw_sums', 'SELECT bid, count(*) AS n, sum(abalance) AS total, max(abalance) AS top FROM sw_a GROUP BY bid');
+SELECT ivm.create_view('sw_sums', 'SELECT aid, bid, count(*) AS n, sum(abalance) AS total, max(abalance) AS top FROM sw_a GROUP BY aid, bid');
 RESET client_min_messages;
 SELECT sw_swapped('sw_sums') IS NOT NULL AS remembered;
 SET ivm.large_change_rows = 1000;
@@ -132,7 +139,7 @@ SELECT sw_swapped('sw_sums') AS swapped, ivm_check('sw_sums') AS sw_sums;
 UPDATE sw_a SET abalance = 0 WHERE aid <= 10;
 SELECT sw_swapped('sw_sums') AS swapped, ivm_check('sw_sums') AS sw_sums;
 RESET ivm.large_change_rows;
-SELECT bid, n, total, top FROM sw_sums ORDER BY bid LIMIT 3;
+SELECT aid, bid, n, total, top FROM sw_sums ORDER BY aid LIMIT 3;
 SELECT ivm.drop_view('sw_sums');
 
 RESET ivm.rebuild_fraction;

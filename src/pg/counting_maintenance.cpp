@@ -14,6 +14,7 @@
 #include "pg/view_locks.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace ivm::pg {
@@ -45,6 +46,10 @@ void define_settings() {
                              "Readers that come after such a rebuild wait for the writer's commit, as for a REFRESH; "
                              "off, the storage is rewritten in place and readers never wait.",
                              &rebuild_by_swap, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("ivm.swap_min_tuples",
+                            "A rebuild swaps in a new heap only for a storage of at least this many tuples.",
+                            "A smaller storage is rewritten in place, which costs less than a new heap's files.",
+                            &swap_min_tuples, 1000, 0, INT_MAX, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 }
 
 namespace {
@@ -205,10 +210,13 @@ bool storage_indexed_on(Oid storage, const std::string& column) {
 
 // The storage made anew from the query in a new heap swapped in, where
 // the view may be (a view of tuples or of partial state, counting::
-// can_first_fill) and heap_swap.hpp allows; none otherwise.
-std::optional<MaintenanceResult> swapped_storage(ViewRuntime& view) {
+// can_first_fill), heap_swap.hpp allows, and the storage holds, or gains
+// by `growth` tuples to, ivm.swap_min_tuples; none otherwise.
+std::optional<MaintenanceResult> swapped_storage(ViewRuntime& view, double growth) {
     const CountingView& model = view.analyzed.model;
-    if (!counting::can_first_fill(model) || !may_swap(view.entry.storage, view.entry.view)) return std::nullopt;
+    if (!counting::can_first_fill(model) || estimated_rows(view.entry.storage) + growth < swap_min_tuples ||
+        !may_swap(view.entry.storage, view.entry.view))
+        return std::nullopt;
     const TimestampTz started = GetCurrentTimestamp();
     const int64 before = spi::query_int(counting::row_count_query(model));
     const std::optional<BulkFill> filled =
@@ -221,10 +229,14 @@ std::optional<MaintenanceResult> swapped_storage(ViewRuntime& view) {
     return result;
 }
 
-// The storage made anew from the query (counting::can_rebuild): swapped in
-// where it may be, else rewritten in place by one statement.
-MaintenanceResult rebuild_storage(ViewRuntime& view) {
-    if (std::optional<MaintenanceResult> swapped = swapped_storage(view)) return *swapped;
+// What a change of `inserted` and `deleted` rows may add to the storage.
+double growth(double inserted, double deleted) { return std::max(inserted - deleted, 0.0); }
+
+// The storage made anew from the query (counting::can_rebuild) after a
+// change of `inserted` and `deleted` rows: swapped in where it may be,
+// else rewritten in place by one statement.
+MaintenanceResult rebuild_storage(ViewRuntime& view, double inserted, double deleted) {
+    if (std::optional<MaintenanceResult> swapped = swapped_storage(view, growth(inserted, deleted))) return *swapped;
     return run_merge(view, "rebuild", [&] { return counting::rebuild_statement(view.analyzed.model); });
 }
 
@@ -236,7 +248,7 @@ MaintenanceResult rebuild_storage(ViewRuntime& view) {
 std::optional<MaintenanceResult> partial_state_swapped(ViewRuntime& view, double inserted, double deleted) {
     if (view.analyzed.model.shape() != CountingView::Shape::PartialState || !rebuild_pays(view, inserted, deleted))
         return std::nullopt;
-    return swapped_storage(view);
+    return swapped_storage(view, growth(inserted, deleted));
 }
 
 // A change of a lookup base of the view (counting::lookup_change) alone,
@@ -385,7 +397,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
                 return counting::keyed_merge_statement(model, counting::keyed_delta_query(model, keyed->base), rows, find);
             }, lookups);
     } else if (rebuild) {
-        result = rebuild_storage(view);
+        result = rebuild_storage(view, inserted, deleted);
     } else if (by_keys) {
         result = merged_by_keys(view, key, delta, lookups);
     } else if (small) {
@@ -401,7 +413,7 @@ MaintenanceResult apply_changes(ViewRuntime& view, const std::vector<BaseChange>
             result = merged(view, call([&] { return SPI_execute_plan(plan, nullptr, nullptr, false, 0); }), started);
             call([&] { SPI_freeplan(plan); });
         } else if (counting::can_rebuild(model)) {
-            result = rebuild_storage(view);
+            result = rebuild_storage(view, inserted, deleted);
         } else {
             result = run_merge(view, "refresh", [&] { return counting::refresh_statement(model); });
         }
@@ -434,7 +446,11 @@ MaintenanceResult recompute(ViewRuntime& view, const std::vector<bool>& changed)
     // change's rebuild is, the whole storage locked.
     if (!lock_for_maintenance(view, view.entry.storage, shared_base(view, changed))) lock_whole_storage(view);
     Elevated e = enter(view);
-    std::optional<MaintenanceResult> result = swapped_storage(view);
+    // (a TRUNCATE marks no base changed; a statement that keeps no
+    // transition rows is large, and what it adds unknown)
+    const bool grows = std::find(changed.begin(), changed.end(), true) != changed.end();
+    std::optional<MaintenanceResult> result =
+        swapped_storage(view, grows ? std::numeric_limits<double>::infinity() : 0);
     if (!result)
         result = run_merge(view, recompute_key(model), [&] { return recompute_statement(model); });
     leave(e);

@@ -186,7 +186,9 @@ std::vector<std::string> explain(const ViewRuntime& view) {
                         "whichever is more, plus the rows inserted less those deleted): its rows filled into a new "
                         "heap swapped in, as REFRESH does, where no one reads the view then (ivm.rebuild_by_swap, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_by_swap')").at(0).at(0).value_or("") +
-                        "), else rewritten in place: " + counting::rebuild_statement(model));
+                        ") and the storage holds at least ivm.swap_min_tuples (now " +
+                        spi::query("SELECT pg_catalog.current_setting('ivm.swap_min_tuples')").at(0).at(0).value_or("") +
+                        ") tuples, else rewritten in place: " + counting::rebuild_statement(model));
     if (rebuilds)
         lines.push_back("on TRUNCATE of a base relation, and for a statement the planner expects to change that many "
                         "rows (which then keeps no transition rows where no other trigger reads them): the rebuild above");

@@ -16,6 +16,7 @@ extern "C" {
 namespace ivm::pg {
 
 bool rebuild_by_swap = true;
+int swap_min_tuples = 1000;
 
 bool checks_snapshots(Oid view) {
     const Oid check = catalog::snapshot_check_function();

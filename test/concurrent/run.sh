@@ -10,8 +10,8 @@
 # without ivm in shared_preload_libraries (run.sh runs it both ways).
 #   test/concurrent/run.sh [clients] [seconds per level]
 # IVM_CONCURRENT_OPTIONS: more server options for the clients (run.sh runs
-# it once more with ivm.rebuild_fraction = 0: every change rebuilds its
-# views, by heap swap where it can).
+# it once more with ivm.rebuild_fraction = 0 and ivm.swap_min_tuples = 0:
+# every change rebuilds its views, by heap swap where it can).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../lib.sh"
