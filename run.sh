@@ -137,7 +137,7 @@ run_tests() {
         if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
         echo "($((SECONDS - t0)) s)"
     }
-    suite "unit tests (src/core)" make -C "$here/test/unit" -s run
+    suite "unit tests (src/core)" make -C "$here/test/unit" -s -j"$(nproc)" run
     # pg_regress writes its results into the source tree; it runs as root
     # and connects to the cluster as the postgres role.
     suite "regression and isolation tests (pg_regress, pg_isolation_regress)" regression_tests
