@@ -112,39 +112,40 @@ void prepare_hasher(ColumnHasher& h, Oid storage, int columns, const bool* passe
 }
 
 // The hashes of the Q values a reach query's rows hold (its columns R's,
-// P's NULL), in an array of `memory` grown as they come.
+// P's NULL), in an array of `memory` grown as they come.  Raw PostgreSQL
+// calls.
 struct ReachedHashes {
     const ColumnHasher* hasher;
     int columns;
     MemoryContext memory;
+    TupleDesc desc = nullptr;  // the rows' (set by the first fetched)
     uint64* values = nullptr;
     uint64 count = 0;
+    uint64 room = 64;
+    Datum* row_values = nullptr;
+    char* nulls = nullptr;
 
-    // Runs `plan` as of `before`, at most `limit` rows (0: all), in place of
-    // what an earlier run kept; returns how many.  Raw PostgreSQL calls.
-    uint64 fetch(SPIPlanPtr plan, Snapshot before, uint64 limit) {
-        count = 0;
-        uint64 room = 64;
+    void begin() {
         values = static_cast<uint64*>(MemoryContextAlloc(memory, sizeof(uint64) * room));
-        Datum* row_values = static_cast<Datum*>(palloc(sizeof(Datum) * (columns + 1)));
-        char* nulls = static_cast<char*>(palloc(columns + 1));
-        TupleDesc desc = nullptr;
-        spi::fetch_rows(plan, before, limit, [&](HeapTuple row) {
-            for (int a = 0; a < columns; ++a) {
-                bool isnull = false;
-                row_values[a] = heap_getattr(row, a + 1, desc, &isnull);
-                nulls[a] = isnull ? 'n' : ' ';
-            }
-            if (count == room) {
-                room *= 2;
-                values = static_cast<uint64*>(repalloc(values, sizeof(uint64) * room));
-            }
-            uint64 ignored = 0;
-            hasher->hash(row_values, nulls, &ignored, &values[count++]);
-        }, &desc);
+        row_values = static_cast<Datum*>(palloc(sizeof(Datum) * (columns + 1)));
+        nulls = static_cast<char*>(palloc(columns + 1));
+    }
+    void add(HeapTuple row) {
+        for (int a = 0; a < columns; ++a) {
+            bool isnull = false;
+            row_values[a] = heap_getattr(row, a + 1, desc, &isnull);
+            nulls[a] = isnull ? 'n' : ' ';
+        }
+        if (count == room) {
+            room *= 2;
+            values = static_cast<uint64*>(repalloc(values, sizeof(uint64) * room));
+        }
+        uint64 ignored = 0;
+        hasher->hash(row_values, nulls, &ignored, &values[count++]);
+    }
+    void end() {
         pfree(row_values);
         pfree(nulls);
-        return count;
     }
 };
 
@@ -515,28 +516,18 @@ BoundedOutcome backward_forward_bounded(ViewRuntime& view, const RecursiveRelati
     // (W3's DAG: hashing the edges took three times the few lookups).
     auto generate = [&] { return dred::reach_query(rel, changed); };
     ReachedHashes reached_hashes{&l.hasher, static_cast<int>(rel.columns.size()), l.memory};
-    bool done = false;
-    SPIPlanPtr by_lookups = keep_plan ? kept_lookups_plan(view, "bf reach lookups " + key, generate) : nullptr;
-    if (by_lookups != nullptr) {
-        const uint64 cap = recursion::lookups_up_to + 1;
-        const int level = prefer_lookups();
-        const uint64 rows = call([&] {
-            const uint64 n = reached_hashes.fetch(by_lookups, before, cap);
-            AtEOXact_GUC(false, level);
-            return n;
-        });
-        done = rows < cap;
-    }
-    if (!done) {
-        const std::string reach = keep_plan ? std::string() : generate();
-        SPIPlanPtr kept = keep_plan ? kept_plan(view, "bf reach " + key, generate) : nullptr;
-        const char* text = reach.c_str();
-        call([&] {
-            SPIPlanPtr plan = kept != nullptr ? kept : spi::prepare(text);
-            reached_hashes.fetch(plan, before, 0);
-            if (kept == nullptr) SPI_freeplan(plan);
-        });
-    }
+    call([&] { reached_hashes.begin(); });
+    fetch_lookups_first(
+        keep_plan ? kept_lookups_plan(view, "bf reach lookups " + key, generate) : nullptr,
+        [&] {
+            if (keep_plan) return RunPlan{kept_plan(view, "bf reach " + key, generate), false};
+            const std::string reach = generate();
+            const char* text = reach.c_str();
+            return RunPlan{call([&] { return spi::prepare(text); }), true};
+        },
+        before, 0, [&](HeapTuple row) { reached_hashes.add(row); }, [&] { reached_hashes.count = 0; },
+        &reached_hashes.desc);
+    call([&] { reached_hashes.end(); });
     const uint64 nreached = reached_hashes.count;
     const uint64* hashes = reached_hashes.values;
     result.bound = static_cast<uint64>(passed.size()) * nreached;

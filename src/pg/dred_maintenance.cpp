@@ -66,34 +66,23 @@ uint64 keep_rows_as(const char* name, Oid shape, const LazySql& make, Snapshot s
         if (made.empty()) made = make();
         return made;
     };
-    uint64 rows = 0;
     Tuplestorestate* store = new_kept_set();
-    auto keep = [&](HeapTuple row) { tuplestore_puttuple(store, row); };
-    bool done = !make;
-    if (!done && kept.view != nullptr && kept.lookups && lookups_possible(*kept.view, sql)) {
-        // The settings count when the plan is made: at its first run, or
-        // the first after an invalidation.
-        SPIPlanPtr plan = kept_plan(*kept.view, kept.key + " lookups", sql);
-        const uint64 cap = limit != 0 && limit <= recursion::lookups_up_to + 1 ? limit : recursion::lookups_up_to + 1;
-        const int level = prefer_lookups();
-        call([&] {
-            rows = spi::fetch_rows(plan, snapshot, cap, keep);
-            AtEOXact_GUC(false, level);
-        });
-        done = rows < cap || cap == limit;
-        if (!done) {
-            call([&] { tuplestore_clear(store); });
-            rows = 0;
-        }
-    }
-    if (!done) {
-        SPIPlanPtr kept_step = kept.view != nullptr ? kept_plan(*kept.view, kept.key, sql) : nullptr;
-        const char* text = kept_step == nullptr ? sql().c_str() : nullptr;
-        call([&] {
-            SPIPlanPtr plan = kept_step != nullptr ? kept_step : spi::prepare(text);
-            rows = spi::fetch_rows(plan, snapshot, limit, keep);
-            if (kept_step == nullptr) SPI_freeplan(plan);
-        });
+    uint64 rows = 0;
+    if (make) {
+        // (the settings count when the lookups' plan is made: at its first
+        // run, or the first after an invalidation)
+        SPIPlanPtr lookups = kept.view != nullptr && kept.lookups && lookups_possible(*kept.view, sql)
+                                 ? kept_plan(*kept.view, kept.key + " lookups", sql)
+                                 : nullptr;
+        rows = fetch_lookups_first(
+            lookups,
+            [&] {
+                if (kept.view != nullptr) return RunPlan{kept_plan(*kept.view, kept.key, sql), false};
+                const char* text = sql().c_str();
+                return RunPlan{call([&] { return spi::prepare(text); }), true};
+            },
+            snapshot, limit, [&](HeapTuple row) { tuplestore_puttuple(store, row); },
+            [&] { tuplestore_clear(store); });
     }
     register_set(name, shape, store, static_cast<double>(rows));
     return rows;

@@ -2,6 +2,7 @@
 
 #include "core/counting.hpp"
 #include "core/error.hpp"
+#include "core/recursion_policy.hpp"
 #include "pg/boundary.hpp"
 #include "pg/relations.hpp"
 #include "pg/shared.hpp"
@@ -151,6 +152,29 @@ SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const st
     call([&] { SPI_freeplan(plan); });
     view.plans[key] = nullptr;
     return nullptr;
+}
+
+uint64 fetch_lookups_first(SPIPlanPtr lookups, const std::function<RunPlan()>& usual, Snapshot snapshot, uint64 limit,
+                           const std::function<void(HeapTuple)>& sink, const std::function<void()>& restart,
+                           TupleDesc* desc) {
+    if (lookups != nullptr) {
+        // (a limit within the lookups' reach ends them as it ends the step)
+        const uint64 cap = limit != 0 && limit <= recursion::lookups_up_to + 1 ? limit : recursion::lookups_up_to + 1;
+        const int level = prefer_lookups();
+        const uint64 rows = call([&] {
+            const uint64 n = spi::fetch_rows(lookups, snapshot, cap, sink, desc);
+            AtEOXact_GUC(false, level);
+            return n;
+        });
+        if (rows < cap || cap == limit) return rows;
+        call([&] { restart(); });
+    }
+    const RunPlan plan = usual();
+    return call([&] {
+        const uint64 n = spi::fetch_rows(plan.plan, snapshot, limit, sink, desc);
+        if (plan.once) SPI_freeplan(plan.plan);
+        return n;
+    });
 }
 
 // The rows of a table now, as the planner estimates them: its tuple density

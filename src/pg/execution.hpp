@@ -52,6 +52,22 @@ SPIPlanPtr kept_plan(ViewRuntime& view, const std::string& key, const std::funct
 SPIPlanPtr kept_lookups_plan(ViewRuntime& view, const std::string& key, const std::function<std::string()>& generate,
                              int nargs = 0, Oid* types = nullptr, int options = 0, bool scans = false);
 double generic_plan_cost(SPIPlanPtr plan, bool saved);
+// A plan to run, and whether it was made for this run only (freed after).
+struct RunPlan {
+    SPIPlanPtr plan;
+    bool once;
+};
+
+// The rows of a recursive step's query as of `snapshot`, at most `limit`
+// (0: all), each given to `sink` (`desc` set as spi::fetch_rows sets it):
+// through `lookups` (a plan made under prefer_lookups, or null) while it
+// finds at most recursion::lookups_up_to of them, else through `usual`'s
+// plan, after `restart` forgot what the lookups gave (raw PostgreSQL calls
+// allowed in both).  Returns how many.
+uint64 fetch_lookups_first(SPIPlanPtr lookups, const std::function<RunPlan()>& usual, Snapshot snapshot, uint64 limit,
+                           const std::function<void(HeapTuple)>& sink, const std::function<void()>& restart,
+                           TupleDesc* desc = nullptr);
+
 // A merge of a change this small runs a plan made with prefer_lookups.
 // Given a delta of a row or two and a small storage (a hundred groups),
 // the planner prices a sequential scan and three hash joins below index
