@@ -149,6 +149,8 @@ run_tests() {
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
     suite "concurrent writers, every change rebuilding (by heap swap)" \
         env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0 -c ivm.swap_min_tuples=0" "$here/test/concurrent/run.sh"
+    suite "concurrent writers, every change rebuilding (small storage: in place)" \
+        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
     suite "read replica (a streaming standby, pg_basebackup)" "$here/test/replica/run.sh"
     suite "logical replication subscriber (two publishers, immediate and deferred views)" "$here/test/replica/subscriber.sh"
     suite "background worker applying deferred views (ivm.apply_interval)" "$here/test/apply_worker/run.sh"
@@ -167,6 +169,8 @@ run_tests() {
     suite "concurrent writers without shared_preload_libraries" "$here/test/concurrent/run.sh"
     suite "concurrent writers, every change rebuilding, without shared_preload_libraries" \
         env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0 -c ivm.swap_min_tuples=0" "$here/test/concurrent/run.sh"
+    suite "concurrent writers, every change rebuilding in place, without shared_preload_libraries" \
+        env IVM_CONCURRENT_OPTIONS="-c ivm.rebuild_fraction=0" "$here/test/concurrent/run.sh"
     suite "read replica without shared_preload_libraries" "$here/test/replica/run.sh"
     suite "logical replication subscriber without shared_preload_libraries" "$here/test/replica/subscriber.sh"
     suite "no background worker without shared_preload_libraries" "$here/test/apply_worker/run.sh"

@@ -10,8 +10,9 @@
 # without ivm in shared_preload_libraries (run.sh runs it both ways).
 #   test/concurrent/run.sh [clients] [seconds per level]
 # IVM_CONCURRENT_OPTIONS: more server options for the clients (run.sh runs
-# it once more with ivm.rebuild_fraction = 0 and ivm.swap_min_tuples = 0:
-# every change rebuilds its views, by heap swap where it can).
+# it twice more with ivm.rebuild_fraction = 0: every change rebuilds its
+# views, once with ivm.swap_min_tuples = 0, by heap swap where it can, once
+# in place, as these small views are by default).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../lib.sh"
