@@ -31,7 +31,8 @@ extern bool rebuild_by_swap;
 // swap's new files (heap, key index) cost about 5 ms whatever the size;
 // rewriting in place about 0.6 ms and 3-7 us a tuple.  One view rebuilt on
 // every change, swap against in place: 50 tuples 5.2 ms against 0.6,
-// 1,000 9.2 against 4-5, 2,000 11 against 15, 5,000 16 against 30-36.
+// 1,000 9.2 against 3.9-7.2, 2,000 11 against 15, 5,000 16 against 30-36
+// (docs/benchmarks.md, "Small storage rewritten in place").
 extern int swap_min_tuples;
 
 // Whether user view `view`'s definition reads ivm.snapshot_sees_storage

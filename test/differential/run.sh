@@ -36,8 +36,8 @@ passed=0
 for seed in $(seq 1 "$seeds"); do
     # every third seed rebuilds the views' storage on every change instead
     # of merging deltas (ivm.rebuild_fraction = 0), so both ways are checked
-    # (in place: these views hold fewer tuples than ivm.swap_min_tuples;
-    # swaps are checked by sql/swap.sql and the concurrent suite)
+    # (nearly all in place: few of these views hold ivm.swap_min_tuples
+    # tuples; swaps are checked by sql/swap.sql and the concurrent suite)
     rebuild=0.5
     if [ $((seed % 3)) -eq 0 ]; then rebuild=0; fi
     # every third seed from the second plans every change for its size
