@@ -328,6 +328,22 @@ UPDATE sz SET v = 0 WHERE g = 2;
 SELECT * FROM group_sizes ORDER BY n, big;
 SELECT ivm_check('group_sizes');
 
+-- HAVING without aggregates or GROUP BY makes the query one group: one row
+-- or none, never a row per base row (it stored one per row of sz, split
+-- into a step over a query that no longer grouped)
+SELECT ivm.create_view('one_group', 'SELECT 1 AS one FROM sz HAVING true');
+SELECT ivm.create_view('one_group_if', 'SELECT 2 AS two FROM sz HAVING 30 < (SELECT count(*) FROM sz)');
+SELECT * FROM one_group;
+SELECT * FROM one_group_if;
+INSERT INTO sz SELECT i, i FROM generate_series(1, 10) i;
+SELECT * FROM one_group_if;
+DELETE FROM sz;
+SELECT * FROM one_group;
+SELECT * FROM one_group_if;
+SELECT ivm_check('one_group'), ivm_check('one_group_if');
+INSERT INTO sz VALUES (1, 1);
+SELECT ivm_check('one_group'), ivm_check('one_group_if');
+
 -- refused
 SELECT refused($$SELECT shop, sum(qty) FROM sale GROUP BY ROLLUP (shop)$$);
 SELECT refused($$SELECT DISTINCT ON (shop) shop, count(*), rank() OVER (ORDER BY shop) FROM sale GROUP BY shop$$);

@@ -387,20 +387,6 @@ TargetEntry* value_of(const Query* sub) {
     return nullptr;
 }
 
-Aggref* new_aggregate(Oid fn, Oid type, Oid collation) {
-    Aggref* agg = makeNode(Aggref);
-    agg->aggfnoid = fn;
-    agg->aggtype = type;
-    agg->aggcollid = collation;
-    agg->inputcollid = collation;
-    agg->aggkind = AGGKIND_NORMAL;
-    agg->aggsplit = AGGSPLIT_SIMPLE;
-    agg->aggno = -1;
-    agg->aggtransno = -1;
-    agg->location = -1;
-    return agg;
-}
-
 // A scalar subquery that does not aggregate yields its one row's value,
 // NULL without a row, and an error with two: ivm.single_value over its rows
 // does the same, and makes it one that aggregates.  False where

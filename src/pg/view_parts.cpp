@@ -492,6 +492,20 @@ Index next_sort_group_ref(const List* targets) {
     return ref + 1;
 }
 
+Aggref* new_aggregate(Oid fn, Oid type, Oid collation) {
+    Aggref* agg = makeNode(Aggref);
+    agg->aggfnoid = fn;
+    agg->aggtype = type;
+    agg->aggcollid = collation;
+    agg->inputcollid = collation;
+    agg->aggkind = AGGKIND_NORMAL;
+    agg->aggsplit = AGGSPLIT_SIMPLE;
+    agg->aggno = -1;
+    agg->aggtransno = -1;
+    agg->location = -1;
+    return agg;
+}
+
 TargetEntry* add_output(Query* q, Expr* expr, const char* name) {
     List* shown = NIL;
     List* junk = NIL;

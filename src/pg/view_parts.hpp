@@ -42,6 +42,10 @@ void raise_with_references(Query* q);
 // else a new one named <prefix>_<n>.  Runs inside call().
 Var* read_output(List** outputs, Node* expr, const char* prefix);
 
+// An aggregate call of function `fn` as parse analysis makes one, without
+// arguments yet.  Runs inside call().
+Aggref* new_aggregate(Oid fn, Oid type, Oid collation);
+
 // A new output column of q, after its outputs and before its junk entries
 // (renumbered after it: an output's resno is its column).  Runs inside
 // call().

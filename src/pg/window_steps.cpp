@@ -148,6 +148,13 @@ void split_aggregation(Query* q, Step step) {
             te->expr = reinterpret_cast<Expr*>(over_groups(reinterpret_cast<Node*>(te->expr), &g));
         }
         Node* where = step == Step::Having ? over_groups(q->havingQual, &g) : nullptr;
+        if (!inner->hasAggs && inner->groupClause == NIL) {
+            // HAVING alone made q one group: a count(*) keeps it one
+            Aggref* count = new_aggregate(F_COUNT_, INT8OID, InvalidOid);
+            count->aggstar = true;
+            read_output(&g.outputs, reinterpret_cast<Node*>(count), "w");
+            inner->hasAggs = true;
+        }
         read_grouped(q, inner, g);
         if (step == Step::Having) {
             q->jointree->quals = where;
@@ -301,6 +308,10 @@ bool split_having_step(Query* q) {
         q->hasWindowFuncs || q->distinctClause != NIL || q->limitCount != nullptr || q->limitOffset != nullptr ||
         q->rowMarks != NIL || q->hasRecursive)
         return false;
+    // HAVING without aggregates or GROUP BY makes the query one group,
+    // which the aggregation keeps as it is (a subquery in it is split off
+    // below, with the group made by `HAVING true`).
+    if (!q->hasAggs && q->groupClause == NIL && !checkExprHasSubLink(q->havingQual)) return false;
     if (q->hasSubLinks && !call([&] { return subqueries_only_in_having(q); })) return false;
     // (the step over the aggregation reads no WITH query, which goes with
     // the aggregation: HAVING's subqueries could not read one; random
