@@ -57,7 +57,9 @@ std::optional<ExpressionOverAggregates> split_over_aggregates(Expr* expr, const 
     const char* deparsed = call([&]() -> const char* {
         if (contain_volatile_functions(node)) return nullptr;
         Node* with_holes = make_holes(static_cast<Node*>(copyObjectImpl(node)), &h);
-        if (!h.ok || h.aggregates == NIL) return nullptr;
+        // (a constant, such as a key a grouping set shows as NULL, reads
+        // nothing; an expression over keys alone is left to a recompute)
+        if (!h.ok || (h.aggregates == NIL && h.holes != NIL)) return nullptr;
         // Implicit casts shown: the text means the same wherever it is read.
         return deparse_expression(with_holes, NIL, false, true);
     });

@@ -878,7 +878,8 @@ Node* rewrite_expression(Node* node, void* raw) {
         Node* read = join_scalar(lv, link);
         // Read outside an aggregate by the select list or HAVING of an
         // aggregating query: one more grouping key (one value per group).
-        if (lv->conjunct == nullptr && lv->in_aggregate == 0 && (lv->q->groupClause != NIL || lv->q->hasAggs)) {
+        if (lv->conjunct == nullptr && lv->in_aggregate == 0 &&
+            (lv->q->groupClause != NIL || lv->q->hasAggs || lv->q->havingQual != nullptr)) {
             if (lv->q->groupClause == NIL)
                 throw unsupported("scalar subqueries outside aggregates in the select list or HAVING of an aggregate "
                                   "without GROUP BY");
@@ -958,7 +959,8 @@ bool rewrite_query(Query* q, bool top) {
     return true;
 }
 
-// An aggregate without GROUP BY whose select list or HAVING reads a scalar
+// An aggregate without GROUP BY (or a query that HAVING alone makes one
+// group) whose select list or HAVING reads a scalar
 // subquery outside its aggregates.  `outside` counts those subqueries;
 // `unsplittable` is set by one that is correlated (reads the aggregate's
 // own aggregates), or by another kind of subquery there.
@@ -1006,8 +1008,8 @@ Node* over_aggregation(Node* node, void* raw) {
 // does (a GROUP BY query takes such a value as one more group key
 // instead, which here would lose the row over no rows).  Runs inside call().
 bool split_aggregate_from_scalars(Query* q) {
-    if (!q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL || q->setOperations != nullptr ||
-        q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL || q->hasRecursive || !q->hasSubLinks ||
+    if ((!q->hasAggs && q->havingQual == nullptr) || q->groupClause != NIL || q->groupingSets != NIL ||
+        q->setOperations != nullptr || q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL || q->hasRecursive || !q->hasSubLinks ||
         q->limitCount != nullptr || q->limitOffset != nullptr)
         return false;
     ScalarsOverAggregate found;
@@ -1023,8 +1025,15 @@ bool split_aggregate_from_scalars(Query* q) {
     }
     const bool having_reads = checkExprHasSubLink(q->havingQual);
     Node* where = having_reads ? over_aggregation(q->havingQual, &a) : nullptr;
-    if (a.outputs == NIL) return false;  // (an aggregation without columns is no view)
+    if (a.outputs == NIL) {
+        // (an aggregation without columns is no view: a count(*) keeps it one
+        // row, which HAVING alone made it)
+        Aggref* count = new_aggregate(F_COUNT_, INT8OID, InvalidOid);
+        count->aggstar = true;
+        read_output(&a.outputs, reinterpret_cast<Node*>(count), "a");
+    }
     Query* inner = static_cast<Query*>(copyObjectImpl(q));
+    inner->hasAggs = true;
     inner->sortClause = NIL;
     if (having_reads) inner->havingQual = nullptr;
     inner->targetList = a.outputs;

@@ -20,6 +20,7 @@
 #include "pg/dependencies.hpp"
 #include "pg/execution.hpp"
 #include "pg/expand_views.hpp"
+#include "pg/grouping_sets.hpp"
 #include "pg/maintain.hpp"
 #include "pg/program.hpp"
 #include "pg/relations.hpp"
@@ -506,6 +507,10 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
                             PartNames& names) {
     if (const Oid shown = shown_view(parsed); shown != InvalidOid)
         return make_view_parts(parsed, shown, nsp, relname, names);
+    if (std::optional<std::string> sets = grouping_sets_as_union(parsed)) {
+        definition = *sets;
+        parsed = validate_query(definition.c_str());
+    }
     std::vector<Oid> parts;
     for (;;) {
         bool rewritten = having_conditions_to_where(parsed);

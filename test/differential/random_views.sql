@@ -500,7 +500,13 @@ BEGIN
     RETURN format('SELECT %s%s FROM %s%s%s%s', CASE WHEN ivm_dt.chance(10) THEN 'DISTINCT ' ELSE '' END,
                   array_to_string(items, ', '), f.sql,
                   CASE WHEN cardinality(conds) > 0 THEN ' WHERE ' || array_to_string(conds, ' AND ') ELSE '' END,
-                  CASE WHEN cardinality(groups) > 0 THEN ' GROUP BY ' || array_to_string(groups, ', ') ELSE '' END,
+                  CASE WHEN cardinality(groups) = 0 THEN ''
+                       WHEN ivm_dt.chance(85) THEN ' GROUP BY ' || array_to_string(groups, ', ')
+                       ELSE ' GROUP BY ' || ivm_dt.pick(  -- one arm per grouping set
+                           format('ROLLUP (%s)', array_to_string(groups, ', ')),
+                           format('CUBE (%s)', array_to_string(groups, ', ')),
+                           format('GROUPING SETS ((%s), ())', array_to_string(groups, ', ')),
+                           format('%s, ROLLUP (%s)', groups[1], array_to_string(groups, ', '))) END,
                   having_clause);
 END $$;
 
