@@ -15,6 +15,9 @@ extern "C" {
 namespace ivm::pg {
 namespace {
 
+// (a CUBE of 6 keys; each set becomes a part with its own storage)
+constexpr int max_sets = 64;
+
 // One arm: its grouping set (sort/group references), the group keys it
 // groups by and those it shows as NULL.
 struct Arm {
@@ -97,9 +100,12 @@ Query* arm_query(const Query* q, List* set) {
 }  // namespace
 
 std::optional<std::string> grouping_sets_as_union(Query* q) {
-    if (q->groupingSets == NIL || q->setOperations != nullptr || q->hasWindowFuncs || q->distinctClause != NIL ||
-        q->limitCount != nullptr || q->limitOffset != nullptr)
-        return std::nullopt;
+    if (q->groupingSets == NIL) return std::nullopt;
+    // (refused here: the rewrites after this one do not expect grouping sets)
+    if (q->hasWindowFuncs || q->hasDistinctOn)
+        throw unsupported("GROUPING SETS, ROLLUP and CUBE under window functions or DISTINCT ON");
+    if (q->limitCount != nullptr || q->limitOffset != nullptr) throw unsupported("LIMIT and OFFSET");
+    if (q->distinctClause != NIL) return std::nullopt;  // (split_distinct makes the query under it a part first)
     List* subqueries = call([&] {
         List* found = NIL;
         gather_subqueries(reinterpret_cast<Node*>(q->targetList), &found);
@@ -110,11 +116,14 @@ std::optional<std::string> grouping_sets_as_union(Query* q) {
     foreach (sc, subqueries)
         if (reads_outer_columns(static_cast<Query*>(lfirst(sc))))
             throw unsupported("GROUPING SETS, ROLLUP and CUBE with correlated subqueries in the select list or HAVING");
+    List* sets = call([&] { return expand_grouping_sets(q->groupingSets, q->groupDistinct, -1); });
+    if (list_length(sets) > max_sets)
+        throw unsupported("more than " + std::to_string(max_sets) + " grouping sets",
+                          "Each grouping set is a view of its own: split the CUBE or ROLLUP.");
     List* arms = call([&] {
         List* made = NIL;
         ListCell* lc;
-        foreach (lc, expand_grouping_sets(q->groupingSets, q->groupDistinct, -1))
-            made = lappend(made, arm_query(q, static_cast<List*>(lfirst(lc))));
+        foreach (lc, sets) made = lappend(made, arm_query(q, static_cast<List*>(lfirst(lc))));
         return made;
     });
     std::vector<std::string> texts;

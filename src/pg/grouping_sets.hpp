@@ -18,9 +18,10 @@
 namespace ivm::pg {
 
 // q's text so rewritten; nothing where q has no grouping sets, or where
-// they stay refused: window functions or DISTINCT over them (which read
-// every set's rows at once).  A correlated subquery in the select list or
-// HAVING is refused here (0A000).
+// DISTINCT reads them (window_steps.hpp's split_distinct makes the query
+// under it a part, rewritten in turn).  Refused (0A000): window functions
+// or DISTINCT ON over them (which read every set's rows at once), LIMIT, a
+// correlated subquery in the select list or HAVING, more than 64 sets.
 std::optional<std::string> grouping_sets_as_union(Query* q);
 
 }  // namespace ivm::pg

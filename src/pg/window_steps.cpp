@@ -46,6 +46,7 @@ void read_only(Query* q, Query* inner, const char* alias, List* names) {
     q->hasAggs = false;
     q->hasSubLinks = false;
     q->groupClause = NIL;
+    q->groupingSets = NIL;
     q->havingQual = nullptr;
 }
 
@@ -347,7 +348,14 @@ bool split_having_step(Query* q) {
 }
 
 bool split_window_steps(Query* q) {
-    if (q->setOperations != nullptr || q->groupingSets != NIL || q->hasTargetSRFs) return false;
+    if (q->setOperations != nullptr || q->hasTargetSRFs) return false;
+    // (grouping sets under DISTINCT: the query under it becomes a part,
+    // where grouping_sets.hpp rewrites them)
+    if (q->groupingSets != NIL) {
+        if (q->distinctClause == NIL || q->hasDistinctOn || q->hasWindowFuncs) return false;
+        split_distinct(q);
+        return true;
+    }
     if (q->hasDistinctOn) {
         if (q->hasWindowFuncs || q->limitCount != nullptr || q->limitOffset != nullptr) return false;  // (refused)
         notice("DISTINCT ON keeps, of the rows tied in ORDER BY, the one first by its output columns");

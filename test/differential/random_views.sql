@@ -484,13 +484,16 @@ BEGIN
             items := items || format('%s AS o%s', c, i - 1);
         ELSIF depth < 3 AND ivm_dt.chance(8) THEN  -- correlated to the groups or not
             items := items || format('%s AS o%s', ivm_dt.gen_scalar(depth, plain_groups, ctes, types[i]), i - 1);
+        ELSIF ivm_dt.chance(5) THEN  -- a constant (what a grouping set shows for a key it leaves out)
+            items := items || format('%s AS o%s', CASE types[i] WHEN 'int' THEN ivm_dt.int_const() ELSE ivm_dt.text_const() END, i - 1);
         ELSE
             items := items || format('%s AS o%s', ivm_dt.gen_agg(f.cols, types[i]), i - 1);
         END IF;
     END LOOP;
     IF ivm_dt.chance(30) THEN
         c := ivm_dt.expr_of(f.cols, 'int');
-        having_clause := ' HAVING ' || CASE ivm_dt.rnd(5)
+        having_clause := ' HAVING ' || CASE ivm_dt.rnd(6)
+            WHEN 5 THEN format('%s > %s', ivm_dt.gen_scalar(depth, plain_groups, ctes, 'int'), ivm_dt.int_const())  -- no aggregate
             WHEN 0 THEN format('count(*) > %s', 1 + ivm_dt.rnd(2))
             WHEN 1 THEN format('sum(%s) > %s', c, ivm_dt.int_const())
             WHEN 2 THEN format('max(%s) IS NOT NULL', c)
