@@ -22,7 +22,6 @@
 
 extern "C" {
 #include "rewrite/rewriteManip.h"
-#include "utils/fmgroids.h"
 }
 
 #include <algorithm>

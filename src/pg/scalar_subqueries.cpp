@@ -700,8 +700,7 @@ SubLink* aggregating(const Query* sub, Expr* value, const char* name, int locati
 SubLink* exists_as_count(const SubLink* link) {
     const auto* sub = reinterpret_cast<const Query*>(link->subselect);
     if (!plain_select(sub)) return nullptr;
-    Aggref* count = new_aggregate(F_COUNT_, INT8OID, InvalidOid);
-    count->aggstar = true;
+    Aggref* count = count_star();
     Expr* some = make_opclause(Int8LessOperator, BOOLOID, false,
                                reinterpret_cast<Expr*>(makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0),
                                                                  false, FLOAT8PASSBYVAL)),
@@ -1009,8 +1008,8 @@ Node* over_aggregation(Node* node, void* raw) {
 // instead, which here would lose the row over no rows).  Runs inside call().
 bool split_aggregate_from_scalars(Query* q) {
     if ((!q->hasAggs && q->havingQual == nullptr) || q->groupClause != NIL || q->groupingSets != NIL ||
-        q->setOperations != nullptr || q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL || q->hasRecursive || !q->hasSubLinks ||
-        q->limitCount != nullptr || q->limitOffset != nullptr)
+        q->setOperations != nullptr || q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL ||
+        q->hasRecursive || !q->hasSubLinks || q->limitCount != nullptr || q->limitOffset != nullptr)
         return false;
     ScalarsOverAggregate found;
     find_scalars_outside(reinterpret_cast<Node*>(q->targetList), &found);
@@ -1028,9 +1027,7 @@ bool split_aggregate_from_scalars(Query* q) {
     if (a.outputs == NIL) {
         // (an aggregation without columns is no view: a count(*) keeps it one
         // row, which HAVING alone made it)
-        Aggref* count = new_aggregate(F_COUNT_, INT8OID, InvalidOid);
-        count->aggstar = true;
-        read_output(&a.outputs, reinterpret_cast<Node*>(count), "a");
+        read_output(&a.outputs, reinterpret_cast<Node*>(count_star()), "a");
     }
     Query* inner = static_cast<Query*>(copyObjectImpl(q));
     inner->hasAggs = true;

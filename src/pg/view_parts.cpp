@@ -9,6 +9,7 @@
 extern "C" {
 #include "parser/parse_relation.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
 }
 
 #include <algorithm>
@@ -504,6 +505,12 @@ Aggref* new_aggregate(Oid fn, Oid type, Oid collation) {
     agg->aggtransno = -1;
     agg->location = -1;
     return agg;
+}
+
+Aggref* count_star() {
+    Aggref* count = new_aggregate(F_COUNT_, INT8OID, InvalidOid);
+    count->aggstar = true;
+    return count;
 }
 
 TargetEntry* add_output(Query* q, Expr* expr, const char* name) {

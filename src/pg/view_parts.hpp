@@ -43,8 +43,9 @@ void raise_with_references(Query* q);
 Var* read_output(List** outputs, Node* expr, const char* prefix);
 
 // An aggregate call of function `fn` as parse analysis makes one, without
-// arguments yet.  Runs inside call().
+// arguments yet; count(*).  Run inside call().
 Aggref* new_aggregate(Oid fn, Oid type, Oid collation);
+Aggref* count_star();
 
 // A new output column of q, after its outputs and before its junk entries
 // (renumbered after it: an output's resno is its column).  Runs inside

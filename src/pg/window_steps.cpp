@@ -151,9 +151,7 @@ void split_aggregation(Query* q, Step step) {
         Node* where = step == Step::Having ? over_groups(q->havingQual, &g) : nullptr;
         if (!inner->hasAggs && inner->groupClause == NIL) {
             // HAVING alone made q one group: a count(*) keeps it one
-            Aggref* count = new_aggregate(F_COUNT_, INT8OID, InvalidOid);
-            count->aggstar = true;
-            read_output(&g.outputs, reinterpret_cast<Node*>(count), "w");
+            read_output(&g.outputs, reinterpret_cast<Node*>(count_star()), "w");
             inner->hasAggs = true;
         }
         read_grouped(q, inner, g);
@@ -310,8 +308,8 @@ bool split_having_step(Query* q) {
         q->rowMarks != NIL || q->hasRecursive)
         return false;
     // HAVING without aggregates or GROUP BY makes the query one group,
-    // which the aggregation keeps as it is (a subquery in it is split off
-    // below, with the group made by `HAVING true`).
+    // which the aggregation keeps as it is (with a subquery in HAVING it is
+    // split below, the step under it kept one group by a count(*)).
     if (!q->hasAggs && q->groupClause == NIL && !checkExprHasSubLink(q->havingQual)) return false;
     if (q->hasSubLinks && !call([&] { return subqueries_only_in_having(q); })) return false;
     // (the step over the aggregation reads no WITH query, which goes with
