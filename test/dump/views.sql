@@ -36,5 +36,6 @@ CREATE VIEW dept_sizes AS SELECT dept, count(*) AS n, sum(pay) AS total FROM emp
 SELECT ivm.create_view('sized_depts', 'SELECT d.name, s.n FROM dept d JOIN dept_sizes s ON s.dept = d.id WHERE s.total > 100');
 CREATE VIEW size_counts AS SELECT n, count(*) AS depts FROM dept_sizes GROUP BY n;  -- over it: a part of the part
 SELECT ivm.create_view('counted_sizes', 'SELECT * FROM size_counts');
+SELECT ivm.create_view('pay_rollup', 'SELECT dept, note, sum(pay) AS total, grouping(dept, note) AS level FROM emp GROUP BY ROLLUP (dept, note)');
 SELECT ivm.create_view('noted_staff', 'SELECT d.id, e.id AS emp FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.pay > (SELECT avg(pay) FROM emp)');
 SELECT ivm.refresh_view('paused', false);
