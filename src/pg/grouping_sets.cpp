@@ -7,6 +7,7 @@
 
 extern "C" {
 #include "parser/parse_agg.h"
+#include "parser/parse_oper.h"
 #include "rewrite/rewriteManip.h"
 }
 
@@ -97,6 +98,23 @@ Query* arm_query(const Query* q, List* set) {
     return arm;
 }
 
+// The position of q's first output column whose type sorts, or 0.  Runs
+// inside call().
+int sortable_column(const Query* q) {
+    int position = 0;
+    ListCell* lc;
+    foreach (lc, q->targetList) {
+        const auto* te = static_cast<TargetEntry*>(lfirst(lc));
+        if (te->resjunk) continue;
+        ++position;
+        Oid sort = InvalidOid;
+        get_sort_group_operators(exprType(reinterpret_cast<Node*>(te->expr)), false, false, false, &sort, nullptr,
+                                 nullptr, nullptr);
+        if (OidIsValid(sort)) return position;
+    }
+    return 0;
+}
+
 }  // namespace
 
 std::optional<std::string> grouping_sets_as_union(Query* q) {
@@ -129,8 +147,10 @@ std::optional<std::string> grouping_sets_as_union(Query* q) {
     std::vector<std::string> texts;
     ListCell* lc;
     foreach (lc, arms) texts.push_back("(" + query_text(static_cast<Query*>(lfirst(lc))) + ")");
-    // (ORDER BY is ignored as for any view, and said so)
-    return sql::join(texts, " UNION ALL ") + (q->sortClause != NIL ? " ORDER BY 1" : "");
+    // (ORDER BY is ignored as for any view, and said so: kept on a column
+    // that sorts)
+    const int sorted = q->sortClause != NIL ? call([&] { return sortable_column(q); }) : 0;
+    return sql::join(texts, " UNION ALL ") + (sorted > 0 ? " ORDER BY " + std::to_string(sorted) : "");
 }
 
 }  // namespace ivm::pg
