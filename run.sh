@@ -143,7 +143,8 @@ run_tests() {
     suite "regression and isolation tests (pg_regress, pg_isolation_regress)" regression_tests
     suite "dump and restore (pg_dump, pg_restore, psql)" "$here/test/dump/run.sh"
     suite "extension upgrade (ALTER EXTENSION ivm UPDATE)" "$here/test/upgrade/run.sh"
-    suite "differential tests" "$here/test/differential/run.sh"
+    # (125 statements a seed: the test command's 15 minutes)
+    suite "differential tests" env IVM_DT_STEPS="${IVM_DT_STEPS:-125}" "$here/test/differential/run.sh"
     suite "TPC-H queries as views under the refresh functions and updates" "$here/test/tpch/run.sh"
     suite "maintenance plans: changes estimated with their tables' statistics" "$here/test/plans/run.sh"
     suite "concurrent writers (pgbench)" "$here/test/concurrent/run.sh"
