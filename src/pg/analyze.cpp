@@ -789,16 +789,18 @@ std::vector<Expr*> partial_state(Query* q, const std::vector<Expr*>& keys, Count
     const bool constants = std::any_of(partial.begin(), partial.end(), [](const auto& p) {
         return p.kind == Kind::Expression && p.reads.empty();
     });
-    Expr* one = reinterpret_cast<Expr*>(call([] { return makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true); }));
+    auto one = [] {
+        return reinterpret_cast<Expr*>(call([] { return makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true); }));
+    };
     if (constants) {
         CountingView::Partial count;
         count.kind = Kind::Count;
         count.type = sql_type(INT8OID, -1, InvalidOid);
         partial.push_back(count);
-        arguments.push_back(one);
+        arguments.push_back(one());
     } else if (expressions && std::all_of(arguments.begin(), arguments.end(), [](Expr* a) { return a == nullptr; })) {
         partial[columns].kind = Kind::Count;  // (the first hidden entry, a count(*))
-        arguments[columns] = one;
+        arguments[columns] = one();
     }
     for (std::size_t k = 0; k < partial.size(); ++k)
         for (std::size_t j = 0; j < k && arguments[k] != nullptr; ++j)
