@@ -219,7 +219,7 @@ std::string term_query(const CountingView& view, const Block& block, const std::
         // The arms of a UNION are cast to the union's column types, so that
         // equal tuples hash and group alike whichever arm they come from.
         std::vector<std::string> cast;
-        for (const Column& c : view.columns) cast.push_back("CAST(__ivm_t." + c.name + " AS " + c.type + ") AS " + c.name);
+        for (const Column& c : view.columns) cast.push_back(tuples::cast("__ivm_t." + c.name, c.type) + " AS " + c.name);
         outputs = sql::join(cast, ", ");
     } else {
         std::vector<std::string> out{tuples::columns(keyed_columns(view), "__ivm_t")};

@@ -66,13 +66,15 @@ std::string key_index_ddl(const std::string& storage) {
     return "CREATE INDEX ON " + storage + " (__ivm_key) WITH (deduplicate_items = off)";
 }
 
+std::string cast(const std::string& value, const std::string& type) { return "(" + value + ")::" + type; }
+
 std::string image(const std::string& value) {
     return "(CAST(" + value + " AS pg_catalog.text) COLLATE pg_catalog.\"C\")";
 }
 
 std::string grouped_columns(const std::vector<Column>& cols) {
     return sql::join_mapped<Column>(cols, ", ", [&](const Column& c) {
-        return c.image ? "CAST(pg_catalog.min" + image(c.name) + " AS " + c.type + ") AS " + c.name : c.name;
+        return c.image ? cast("pg_catalog.min" + image(c.name), c.type) + " AS " + c.name : c.name;
     });
 }
 

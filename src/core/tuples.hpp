@@ -21,8 +21,13 @@ std::string stored_name(const std::string& user_name);
 // writes it).
 std::string shown_name(const std::string& quoted);
 
+// A value cast to a column's type, written (value)::type: the type may end
+// in a COLLATE clause, which CAST (value AS type) does not take.
+std::string cast(const std::string& value, const std::string& type);
+
 // A value as its text in the "C" collation: how values of a type without
-// equality are told apart (Column::image).
+// equality, or under a nondeterministic collation, are told apart
+// (Column::image).
 std::string image(const std::string& value);
 
 // Grouping rows by the columns (the first items of the select list): the

@@ -13,6 +13,7 @@
 #include "pg/full_joins.hpp"
 #include "pg/keys.hpp"
 #include "pg/maintain.hpp"
+#include "pg/nondeterministic_collations.hpp"
 #include "pg/numeric_scale.hpp"
 #include "pg/occurrences.hpp"
 #include "pg/pass_through.hpp"
@@ -21,6 +22,7 @@
 #include "pg/views_not_null.hpp"
 
 extern "C" {
+#include "catalog/pg_collation.h"
 #include "rewrite/rewriteManip.h"
 }
 
@@ -116,12 +118,25 @@ void check_expressions(Query* q) {
     throw unsupported(finding.construct);
 }
 
-// How a column's values are matched: by the type's equality, or, for a
-// type without one (json, point, xml), by their text (Column::image).
-void set_equality(Column& c, Oid type) {
+// How a column's values are matched: by the type's equality, or by their
+// text (Column::image) for a type without one (json, point, xml) and under
+// a nondeterministic collation (whose equal values differ in their bytes).
+void set_equality(Column& c, Oid type, Oid collation) {
     TypeCacheEntry* tc = call([&] { return lookup_type_cache(type, TYPECACHE_EQ_OPR); });
-    c.image = !OidIsValid(tc->eq_opr);
+    c.image = !OidIsValid(tc->eq_opr) || nondeterministic_collation(collation);
     c.equality = c.image ? "" : qualified_operator(tc->eq_opr);
+}
+
+// A collation's name, schema-qualified (generate_collation_name leaves out
+// a schema on the search path, which ivm's statements do not have).  Runs
+// inside call().
+char* qualified_collation(Oid collation) {
+    HeapTuple tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+    if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for collation %u", collation);
+    auto* coll = reinterpret_cast<Form_pg_collation>(GETSTRUCT(tup));
+    char* name = quote_qualified_identifier(get_namespace_name(coll->collnamespace), NameStr(coll->collname));
+    ReleaseSysCache(tup);
+    return name;
 }
 
 // A type as SQL, schema-qualified, with typmod and collation.
@@ -129,7 +144,7 @@ std::string sql_type(Oid type, int32 typmod, Oid collation) {
     return call([&] {
         char* text = format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
         if (OidIsValid(collation) && collation != get_typcollation(type))
-            text = psprintf("%s COLLATE %s", text, generate_collation_name(collation));
+            text = psprintf("%s COLLATE %s", text, qualified_collation(collation));
         return text;
     });
 }
@@ -468,6 +483,7 @@ Query* validate_query(const char* query_text) {
         throw in_query(e, query_text);
     }
     plain_uncorrelated_laterals(q);
+    refuse_merging_by_nondeterministic_collation(q);
     std::vector<std::string> names;
     ListCell* lc;
     foreach (lc, q->targetList) {
@@ -519,7 +535,7 @@ Column make_column(const char* name, Oid type, int32 typmod, Oid collation, bool
         throw Error(sqlstate::duplicate_column, std::string("column name \"") + name + "\" is reserved by ivm");
     Column column;
     column.name = call([&] { return quote_identifier(name); });
-    set_equality(column, type);
+    set_equality(column, type, collation);
     column.hashable = hashable(type);
     column.type = sql_type(type, typmod, collation);
     return column;
@@ -953,12 +969,14 @@ std::vector<AttrNumber> describe_rows(const Occurrence& o, Oid relid, Source& so
     const bool children = rt_fetch(o.rtindex, o.owner->rtable)->inh && call([&] { return has_inheritance_children(relid); });
     for (AttrNumber a : columns) {
         Oid type = InvalidOid;
+        Oid collation = InvalidOid;
         bool not_null = false;
         const char* name = call([&] {
             HeapTuple tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(a));
             if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for attribute %d of relation %u", a, relid);
             auto* att = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tup));
             type = att->atttypid;
+            collation = att->attcollation;
             not_null = att->attnotnull;
             char* n = att->attisdropped ? nullptr : pstrdup(NameStr(att->attname));
             ReleaseSysCache(tup);
@@ -967,7 +985,7 @@ std::vector<AttrNumber> describe_rows(const Occurrence& o, Oid relid, Source& so
         if (name == nullptr) continue;
         Column c;
         c.name = call([&] { return quote_identifier(name); });
-        set_equality(c, type);
+        set_equality(c, type, collation);
         c.not_null = not_null && !children;
         source.columns.push_back(c.name);
         if (compared_alike && !c.image && std::find(best.begin(), best.end(), a) != best.end()) source.key.push_back(c);
