@@ -54,6 +54,23 @@ SELECT check_all();
 SELECT refused($$SELECT DISTINCT body FROM doc$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE name::text LIKE 'docs\_%';
 
+-- Types whose equal values show differently (numeric 1.0 = 1.00, jsonb,
+-- interval '1 day' = '24 hours', arrays of them): a view that keeps its
+-- rows apart tells them apart by their text too, so an UPDATE from 1.0 to
+-- 1.00 shows.  A numeric of a declared scale shows one way: matched by =.
+CREATE TABLE measure (id int, v numeric, d numeric(6,2), j jsonb, i interval, a numeric[]);
+INSERT INTO measure VALUES (1, 1.0, 1.5, '{"a": 1}', '1 day', '{1.0}'), (2, 1.00, 1.50, '{"a": 1.0}', '24 hours', '{1.00}');
+SELECT ivm.create_view('docs_measures', 'SELECT v, d, j, i, a FROM measure');
+SELECT ivm.create_view('docs_measured', 'SELECT m.id, n.v FROM measure m JOIN measure n ON n.v = m.v UNION ALL SELECT id, v * 1 FROM measure');
+SELECT check_all();
+UPDATE measure SET v = 1.000, j = '{"a": 1.00}', i = '86400 seconds', a = '{1.000}' WHERE id = 1;
+SELECT check_all();
+DELETE FROM measure WHERE id = 2;
+SELECT check_all();
+SELECT * FROM docs_measures;
+SELECT ivm.drop_view(name::text) FROM ivm.views WHERE name::text LIKE 'docs\_%';
+DROP TABLE measure;
+
 -- Under a nondeterministic collation 'abc' = 'ABC': such values are told
 -- apart by their text too, so each row shows its own (a view of names
 -- showed 'ABC' three times for 'ABC', 'Abc', 'aBC', and an UPDATE from

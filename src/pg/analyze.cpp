@@ -127,6 +127,31 @@ void set_equality(Column& c, Oid type, Oid collation) {
     c.equality = c.image ? "" : qualified_operator(tc->eq_opr);
 }
 
+// Whether equal values of the type always show alike.  Not so for numeric
+// (1.0 = 1.00), float (0 = -0), jsonb ({"a": 1} = {"a": 1.0}), interval
+// ('1 day' = '24 hours'), arrays and the like; but a numeric or
+// character(n) of a declared typmod has one scale or length.
+bool equal_values_show_alike(Oid type, int32 typmod, Oid collation) {
+    return call([&] {
+        const Oid base = getBaseType(type);
+        if ((base == NUMERICOID || base == BPCHAROID) && typmod >= 0) return true;
+        return image_equal(type, collation);
+    });
+}
+
+// A view that keeps its rows apart (no DISTINCT, grouping or set operation
+// other than UNION ALL) shows each row's own values: a column whose equal
+// values may show differently is told apart by its text (Column::image),
+// as REFRESH ... CONCURRENTLY tells rows apart by their image.  (Where the
+// query merges equal values, which one PostgreSQL shows is not fixed.)
+void tell_apart_by_text(std::vector<Column>& columns, const std::vector<bool>& show_alike) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        if (show_alike[i]) continue;
+        columns[i].image = true;
+        columns[i].equality.clear();
+    }
+}
+
 // A collation's name, schema-qualified (generate_collation_name leaves out
 // a schema on the search path, which ivm's statements do not have).  Runs
 // inside call().
@@ -1121,12 +1146,14 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
     out.ignored_order_by = q->sortClause != NIL;
     ListCell* lc;
     std::vector<std::string> names;
+    std::vector<bool> show_alike;
     foreach (lc, q->targetList) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         if (te->resjunk) continue;
         Node* expr = reinterpret_cast<Node*>(te->expr);
         const ExprTyping t = typing_of(expr);
         out.model.columns.push_back(make_column(te->resname, t.type, t.typmod, t.collation));
+        show_alike.push_back(equal_values_show_alike(t.type, t.typmod, t.collation));
         mark_key_lead(out.model.columns, t.type);
         // (what a query over this view learns of it: views_not_null.hpp)
         if (q->setOperations == nullptr && q->groupingSets == NIL)
@@ -1144,6 +1171,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         CountingView::SetNode tree = set_tree(q, q->setOperations, arms);
         std::vector<int> sides(arms.size(), 0);  // of each arm
         out.model.distinct = only(tree, Op::Union);
+        if (only(tree, Op::UnionAll)) tell_apart_by_text(out.model.columns, show_alike);
         if (!out.model.distinct && !only(tree, Op::UnionAll)) {
             out.model.set_tree = std::move(tree);
             out.model.arms = static_cast<int>(arms.size());
@@ -1177,6 +1205,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         throw unsupported("window functions over aggregates or DISTINCT",
                           "Aggregate in a subquery in FROM and compute the window functions over it.");
     if (q->hasWindowFuncs && halves.size() > 1) throw unsupported("window functions over a FULL JOIN");
+    if (!aggregation && !q->hasWindowFuncs && !out.model.distinct) tell_apart_by_text(out.model.columns, show_alike);
     for (Query* half : halves) {
         const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
         Block block;
