@@ -62,6 +62,7 @@ CREATE TABLE measure (id int, v numeric, d numeric(6,2), j jsonb, i interval, a 
 INSERT INTO measure VALUES (1, 1.0, 1.5, '{"a": 1}', '1 day', '{1.0}'), (2, 1.00, 1.50, '{"a": 1.0}', '24 hours', '{1.00}');
 SELECT ivm.create_view('docs_measures', 'SELECT v, d, j, i, a FROM measure');
 SELECT ivm.create_view('docs_measured', 'SELECT m.id, n.v FROM measure m JOIN measure n ON n.v = m.v UNION ALL SELECT id, v * 1 FROM measure');
+SELECT ivm.create_view('docs_windowed', 'SELECT id, v, count(*) OVER (PARTITION BY v) AS n FROM measure');
 SELECT check_all();
 UPDATE measure SET v = 1.000, j = '{"a": 1.00}', i = '86400 seconds', a = '{1.000}' WHERE id = 1;
 SELECT check_all();

@@ -1205,7 +1205,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         throw unsupported("window functions over aggregates or DISTINCT",
                           "Aggregate in a subquery in FROM and compute the window functions over it.");
     if (q->hasWindowFuncs && halves.size() > 1) throw unsupported("window functions over a FULL JOIN");
-    if (!aggregation && !q->hasWindowFuncs && !out.model.distinct) tell_apart_by_text(out.model.columns, show_alike);
+    if (!aggregation && !out.model.distinct) tell_apart_by_text(out.model.columns, show_alike);
     for (Query* half : halves) {
         const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
         Block block;
