@@ -98,6 +98,8 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             const std::string arg = "__ivm_arg" + std::to_string(k + 1);
             cols.push_back(view.partial[k].kind == Kind::Count ? "CASE WHEN " + arg + " IS NOT NULL THEN true END AS " + arg
                                                                : arg);
+            // (an update from 1.5 to 1.50 nets to nothing by =, by its text not)
+            if (!view.partial[k].shows_alike) cols.push_back(tuples::image(arg) + " AS __ivm_img" + std::to_string(k + 1));
         }
         rows = "SELECT " + sql::join(cols, ", ") + ", pg_catalog.sum(__ivm_cnt)::bigint AS __ivm_cnt FROM (" + signed_rows +
                ") __ivm_r GROUP BY " + sql::ordinals(cols.size()) + " HAVING pg_catalog.sum(__ivm_cnt)" + sql::op("<>") + "0";
@@ -132,8 +134,12 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             sums.push_back(came_n + " AS __ivm_dxn" + n);
             sums.push_back(went + " AS __ivm_rx" + n);
             sums.push_back(went_n + " AS __ivm_rxn" + n);
-            // As many rows came as went at the same extreme: it stands.
-            nonzero.push_back(came + " IS DISTINCT FROM " + went + " OR " + came_n + sql::op("<>") + went_n);
+            // As many rows came as went at the same extreme: it stands
+            // (unless it came shown otherwise: 1.5 went, 1.50 came).
+            const bool alike = !has_extreme(p.kind) || p.shows_alike;
+            nonzero.push_back((alike ? came + " IS DISTINCT FROM " + went
+                                     : tuples::image(came) + " IS DISTINCT FROM " + tuples::image(went)) +
+                              " OR " + came_n + sql::op("<>") + went_n);
         }
         if (!parts.own_s) continue;
         if (!p.numeric) {
@@ -283,8 +289,12 @@ std::string partial_merge(const CountingView& view, const std::string& delta, In
                                           " ELSE 0 END";
             const std::string beyond = came + " IS NOT NULL AND (" + x + " IS NULL OR " + came +
                                        sql::op(tracks_max(view.partial[k]) ? ">" : "<") + x + ")";
+            // (values equal to it but shown otherwise: those gone may have
+            // been the ones showing it, so none is known at it)
+            const std::string unsure = view.partial[k].shows_alike ? ""
+                                       : " WHEN " + gone_at_x + sql::op(">") + "0 THEN 0";
             state.push_back("CASE WHEN " + beyond + " THEN " + came + " ELSE " + x + " END AS __ivm_cx" + n);
-            state.push_back("CASE WHEN " + beyond + " THEN " + came_n + " WHEN " + came + sql::op("=") + x + " THEN " + xn +
+            state.push_back("CASE WHEN " + beyond + " THEN " + came_n + unsure + " WHEN " + came + sql::op("=") + x + " THEN " + xn +
                             sql::op("+") + came_n + sql::op("-") + gone_at_x + " ELSE " + xn + sql::op("-") + gone_at_x +
                             " END AS __ivm_cxn" + n);
             stale.push_back(without_extreme("__ivm_m", parts));

@@ -222,6 +222,10 @@ struct CountingView {
         // Sum, Avg over smallint or integer: a value times its count fits a
         // bigint, whose sum PostgreSQL accumulates faster than numeric's.
         bool narrow = false;
+        // Min, Max: whether equal values of the argument show alike.  Where
+        // they may not (numeric 1.5 = 1.50), rows gone at the stored extreme
+        // may have been the ones showing it: the group's extreme is recomputed.
+        bool shows_alike = true;
         // The first output column whose aggregate has an argument equal to
         // this one's (none: its own).  Aggregates over one argument share
         // the parts of its partial state they have in common.

@@ -730,7 +730,8 @@ bool classify_aggregate(Aggref* agg, CountingView::Partial& p, Expr** argument) 
     }
     if (!catalog || !plain || list_length(agg->args) != 1) return false;
     *argument = static_cast<TargetEntry*>(linitial(agg->args))->expr;
-    const Oid type = typing_of(reinterpret_cast<Node*>(*argument)).type;
+    const ExprTyping typing = typing_of(reinterpret_cast<Node*>(*argument));
+    const Oid type = typing.type;
     // Integers and numeric (whose display scale is kept like a max where
     // its types do not fix it); floating point sums depend on the order of
     // the rows.
@@ -747,6 +748,8 @@ bool classify_aggregate(Aggref* agg, CountingView::Partial& p, Expr** argument) 
     else return false;
     if (p.numeric && (p.kind == Kind::Sum || p.kind == Kind::Avg))
         p.scale = fixed_numeric_scale(reinterpret_cast<Node*>(*argument)).value_or(-1);
+    if (p.kind == Kind::Min || p.kind == Kind::Max)
+        p.shows_alike = equal_values_show_alike(type, typing.typmod, typing.collation);
     return true;
 }
 
