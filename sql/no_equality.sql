@@ -110,6 +110,10 @@ SELECT ivm.create_view('docs_unaliased', 'SELECT id, name FROM person p WHERE NO
 SELECT ivm.create_view('docs_codes', 'SELECT code FROM person UNION ALL SELECT code FROM alias');
 SELECT ivm.create_view('docs_by_nick', 'SELECT nick, count(*) AS n FROM person GROUP BY nick');
 SELECT ivm.create_view('docs_exactly', 'SELECT name COLLATE "C" AS name, count(*) AS n FROM person GROUP BY 1');
+CREATE VIEW person_named AS SELECT id, name FROM person;
+CREATE VIEW person_renamed AS SELECT * FROM person_named;  -- a view's query lists the view itself
+CREATE VIEW person_distinct AS SELECT DISTINCT name FROM person_named;
+SELECT ivm.create_view('docs_viewed', 'SELECT id, name FROM person_renamed WHERE id > 1');
 SELECT check_all();
 INSERT INTO person VALUES (4, 'Abc', 'd', 'w'), (5, 'aBC', 'a', 'x');
 DELETE FROM person WHERE id = 1;
@@ -126,7 +130,9 @@ SELECT refused($$SELECT count(DISTINCT name) FROM person$$);
 SELECT refused($$SELECT id, rank() OVER (PARTITION BY name ORDER BY id) FROM person$$);
 SELECT refused($$WITH RECURSIVE r(name) AS (SELECT name FROM person UNION SELECT name FROM r) SELECT name FROM r$$);
 SELECT refused($$SELECT id, (SELECT max(code) FROM alias a WHERE a.name = p.name) FROM person p$$);
+SELECT refused($$SELECT * FROM person_distinct$$);
 SELECT ivm.drop_view(name::text) FROM ivm.views WHERE name::text LIKE 'docs\_%';
+DROP VIEW person_distinct, person_renamed, person_named;
 DROP TABLE person, alias;
 DROP COLLATION ci;
 DROP COLLATION ci_exact;

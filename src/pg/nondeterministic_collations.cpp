@@ -14,10 +14,11 @@ namespace ivm::pg {
 namespace {
 
 // What merges values under a nondeterministic collation: a construct's
-// name (static text) and the collation.
+// name (static text) and the collation.  (Plain data: it crosses call().)
 struct Merging {
     const char* construct = nullptr;
     Oid collation = InvalidOid;
+    Oid view = InvalidOid;  // the plain view whose query is walked
 };
 
 // Runs inside call().
@@ -74,6 +75,21 @@ bool find_merging(Node* node, void* raw) {
         foreach (lc, q->windowClause)
             if (in_clauses(lfirst_node(WindowClause, lc)->partitionClause, q->targetList, "PARTITION BY", m))
                 return true;
+        // (a plain view read is expanded into the query later; a view's
+        // own query lists the view itself, as OLD and NEW)
+        foreach (lc, q->rtable) {
+            const auto* rte = lfirst_node(RangeTblEntry, lc);
+            if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_VIEW || rte->relid == m->view) continue;
+            check_stack_depth();
+            Relation view = table_open(rte->relid, AccessShareLock);
+            auto* view_query = static_cast<Query*>(copyObjectImpl(get_view_query(view)));
+            table_close(view, NoLock);
+            const Oid outer = m->view;
+            m->view = rte->relid;
+            const bool merges = find_merging(reinterpret_cast<Node*>(view_query), raw);
+            m->view = outer;
+            if (merges) return true;
+        }
         return query_tree_walker(q, reinterpret_cast<bool (*)()>(find_merging), raw, 0);
     }
     if (IsA(node, Aggref)) {
