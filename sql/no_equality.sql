@@ -110,6 +110,7 @@ SELECT ivm.create_view('docs_unaliased', 'SELECT id, name FROM person p WHERE NO
 SELECT ivm.create_view('docs_codes', 'SELECT code FROM person UNION ALL SELECT code FROM alias');
 SELECT ivm.create_view('docs_by_nick', 'SELECT nick, count(*) AS n FROM person GROUP BY nick');
 SELECT ivm.create_view('docs_exactly', 'SELECT name COLLATE "C" AS name, count(*) AS n FROM person GROUP BY 1');
+SELECT ivm.create_view('docs_listed', 'SELECT id, string_agg(name, '','') AS names FROM person GROUP BY id');
 CREATE VIEW person_named AS SELECT id, name FROM person;
 CREATE VIEW person_renamed AS SELECT * FROM person_named;  -- a view's query lists the view itself
 CREATE VIEW person_distinct AS SELECT DISTINCT name FROM person_named;

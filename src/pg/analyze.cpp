@@ -118,12 +118,12 @@ void check_expressions(Query* q) {
     throw unsupported(finding.construct);
 }
 
-// How a column's values are matched: by the type's equality, or by their
-// text (Column::image) for a type without one (json, point, xml) and under
-// a nondeterministic collation (whose equal values differ in their bytes).
-void set_equality(Column& c, Oid type, Oid collation) {
+// How a column's values are matched: by the type's equality, or, for a
+// type without one (json, point, xml), by their text (Column::image).
+// (Columns whose equal values may show otherwise: tell_apart_by_text.)
+void set_equality(Column& c, Oid type) {
     TypeCacheEntry* tc = call([&] { return lookup_type_cache(type, TYPECACHE_EQ_OPR); });
-    c.image = !OidIsValid(tc->eq_opr) || nondeterministic_collation(collation);
+    c.image = !OidIsValid(tc->eq_opr);
     c.equality = c.image ? "" : qualified_operator(tc->eq_opr);
 }
 
@@ -560,7 +560,7 @@ Column make_column(const char* name, Oid type, int32 typmod, Oid collation, bool
         throw Error(sqlstate::duplicate_column, std::string("column name \"") + name + "\" is reserved by ivm");
     Column column;
     column.name = call([&] { return quote_identifier(name); });
-    set_equality(column, type, collation);
+    set_equality(column, type);
     column.hashable = hashable(type);
     column.type = sql_type(type, typmod, collation);
     return column;
@@ -1013,7 +1013,13 @@ std::vector<AttrNumber> describe_rows(const Occurrence& o, Oid relid, Source& so
         if (name == nullptr) continue;
         Column c;
         c.name = call([&] { return quote_identifier(name); });
-        set_equality(c, type, collation);
+        set_equality(c, type);
+        // (a base row is one row: under a nondeterministic collation its
+        // values are told apart by their text, 'abc' from 'ABC')
+        if (nondeterministic_collation(collation)) {
+            c.image = true;
+            c.equality.clear();
+        }
         c.not_null = not_null && !children;
         source.columns.push_back(c.name);
         if (compared_alike && !c.image && std::find(best.begin(), best.end(), a) != best.end()) source.key.push_back(c);
@@ -1149,7 +1155,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
     out.ignored_order_by = q->sortClause != NIL;
     ListCell* lc;
     std::vector<std::string> names;
-    std::vector<bool> show_alike;
+    std::vector<bool> show_alike, deterministic;
     foreach (lc, q->targetList) {
         auto* te = static_cast<TargetEntry*>(lfirst(lc));
         if (te->resjunk) continue;
@@ -1157,6 +1163,7 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         const ExprTyping t = typing_of(expr);
         out.model.columns.push_back(make_column(te->resname, t.type, t.typmod, t.collation));
         show_alike.push_back(equal_values_show_alike(t.type, t.typmod, t.collation));
+        deterministic.push_back(!nondeterministic_collation(t.collation));
         mark_key_lead(out.model.columns, t.type);
         // (what a query over this view learns of it: views_not_null.hpp)
         if (q->setOperations == nullptr && q->groupingSets == NIL)
@@ -1208,7 +1215,10 @@ AnalyzedView analyze_query(Query* q, const std::string& storage, const std::stri
         throw unsupported("window functions over aggregates or DISTINCT",
                           "Aggregate in a subquery in FROM and compute the window functions over it.");
     if (q->hasWindowFuncs && halves.size() > 1) throw unsupported("window functions over a FULL JOIN");
-    if (!aggregation && !out.model.distinct) tell_apart_by_text(out.model.columns, show_alike);
+    // (an aggregate view's groups are found by their keys, kept apart from
+    // its columns: its values under a nondeterministic collation, such as
+    // string_agg's, are told apart by their text too)
+    if (!out.model.distinct) tell_apart_by_text(out.model.columns, aggregation ? deterministic : show_alike);
     for (Query* half : halves) {
         const std::vector<Occurrence> occurrences = find_occurrences(half, cte_name, false);
         Block block;
