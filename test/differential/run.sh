@@ -71,7 +71,7 @@ for seed in $(seq 1 "$seeds"); do
         # the definitions of the random views the failure names, or of all
         # of this seed's if it names no view (an error in maintenance)
         named=$(echo "$out" | grep -o 'dt_rand_[0-9]*' | sed 's/dt_rand_//' | sort -un | paste -sd, -)
-        if [ -n "$named" ] || ! echo "$out" | grep -q 'differs from its query'; then
+        if [ -n "$named" ] || ! grep -q 'differs from its query' <<<"$out"; then
             "${psql[@]}" -d $db -At -F ': ' -c "SELECT 'dt_rand_' || k, definition FROM ivm_dt.random_views
                      WHERE seed = $random_seed AND accepted AND ${named:+k IN ($named) AND} true ORDER BY k" \
                 | sed 's/^/    random view /' || true
