@@ -136,8 +136,7 @@ std::string partial_delta(const CountingView& view, const std::string& signed_ro
             sums.push_back(went_n + " AS __ivm_rxn" + n);
             // As many rows came as went at the same extreme: it stands
             // (unless it came shown otherwise: 1.5 went, 1.50 came).
-            const bool alike = !has_extreme(p.kind) || p.shows_alike;
-            nonzero.push_back((alike ? came + " IS DISTINCT FROM " + went
+            nonzero.push_back((p.shows_alike ? came + " IS DISTINCT FROM " + went
                                      : tuples::image(came) + " IS DISTINCT FROM " + tuples::image(went)) +
                               " OR " + came_n + sql::op("<>") + went_n);
         }

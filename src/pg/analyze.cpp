@@ -127,6 +127,12 @@ void set_equality(Column& c, Oid type) {
     c.equality = c.image ? "" : qualified_operator(tc->eq_opr);
 }
 
+// A column matched by its text from now on, whatever its type's equality.
+void match_by_text(Column& c) {
+    c.image = true;
+    c.equality.clear();
+}
+
 // Whether equal values of the type always show alike.  Not so for numeric
 // (1.0 = 1.00), float (0 = -0), jsonb ({"a": 1} = {"a": 1.0}), interval
 // ('1 day' = '24 hours'), arrays and the like; but a numeric or
@@ -145,11 +151,8 @@ bool equal_values_show_alike(Oid type, int32 typmod, Oid collation) {
 // as REFRESH ... CONCURRENTLY tells rows apart by their image.  (Where the
 // query merges equal values, which one PostgreSQL shows is not fixed.)
 void tell_apart_by_text(std::vector<Column>& columns, const std::vector<bool>& show_alike) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-        if (show_alike[i]) continue;
-        columns[i].image = true;
-        columns[i].equality.clear();
-    }
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        if (!show_alike[i]) match_by_text(columns[i]);
 }
 
 // A collation's name, schema-qualified (generate_collation_name leaves out
@@ -1016,10 +1019,7 @@ std::vector<AttrNumber> describe_rows(const Occurrence& o, Oid relid, Source& so
         set_equality(c, type);
         // (a base row is one row: under a nondeterministic collation its
         // values are told apart by their text, 'abc' from 'ABC')
-        if (nondeterministic_collation(collation)) {
-            c.image = true;
-            c.equality.clear();
-        }
+        if (nondeterministic_collation(collation)) match_by_text(c);
         c.not_null = not_null && !children;
         source.columns.push_back(c.name);
         if (compared_alike && !c.image && std::find(best.begin(), best.end(), a) != best.end()) source.key.push_back(c);
