@@ -1,5 +1,5 @@
--- Random view definitions for the differential tester: SELECTs over r, s, t
--- and g2 built recursively from joins of every kind, filters, subqueries
+-- Random view definitions for the differential tester: SELECTs over r, s, t,
+-- g2 and m built recursively from joins of every kind, filters, subqueries
 -- (EXISTS, IN, scalar aggregates, correlated or not), DISTINCT, grouping,
 -- subqueries in FROM, WITH queries and set operations.  Each one must be
 -- refused by ivm with SQLSTATE 0A000 or maintained exactly.
@@ -66,6 +66,7 @@ BEGIN
         WHEN 'dt_distinct' THEN ARRAY[alias || '.c text', alias || '.d int']
         WHEN 's' THEN ARRAY[alias || '.b int', alias || '.d int']
         WHEN 't' THEN ARRAY[alias || '.d int', alias || '.e text']
+        WHEN 'm' THEN ARRAY[alias || '.k int', alias || '.x int']  -- (x numeric: 1.0 = 1.00)
         ELSE ARRAY[alias || '.a int', alias || '.b int'] END;
 END $$;
 
@@ -112,7 +113,7 @@ BEGIN
         -- a random view made before ('name|types')
         rel := ivm_dt.pick_of(string_to_array(current_setting('ivm_dt.random_rels'), ';'));
     ELSE
-        rel := ivm_dt.pick('r', 'r', 's', 's', 't', 't', 'g2');
+        rel := ivm_dt.pick('r', 'r', 's', 's', 't', 't', 'g2', 'm');
     END IF;
     sql := split_part(rel, '|', 1) || ' ' || alias;
     cols := ivm_dt.rel_cols(rel, alias);

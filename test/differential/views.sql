@@ -223,6 +223,20 @@ SELECT ivm.create_view('dt_exists_value', 'SELECT r.a, EXISTS (SELECT 1 FROM s W
 SELECT ivm.create_view('dt_scalar_theta', 'SELECT r.a, (SELECT count(*) FROM s WHERE s.d < r.b) AS n, (SELECT sum(t.d) FROM t WHERE t.d >= r.a AND t.e = r.c) AS m FROM r');
 SELECT ivm.create_view('dt_scalar_theta_where', 'SELECT f.id FROM f WHERE f.v > (SELECT count(*) FROM r WHERE r.a BETWEEN f.k - 1 AND f.k + 1)');
 SELECT ivm.create_view('dt_scalar_const', 'SELECT f.id, f.v FROM f WHERE f.v <= (SELECT x FROM dim2 WHERE name = ''p'')');
+-- values equal but shown otherwise, and json (no equality): checked by
+-- their rows' text (ivm_dt.by_text), but where PostgreSQL itself shows
+-- whichever of equal values it meets first (GROUP BY x, min and max)
+SELECT ivm.create_view('dt_m_rows', 'SELECT k, x, j, y FROM m');
+SELECT ivm.create_view('dt_m_join', 'SELECT m.k, m.x, m.j, r.c FROM m JOIN r ON m.k = r.a');
+SELECT ivm.create_view('dt_m_left', 'SELECT r.a, m.x, m.y FROM r LEFT JOIN m ON m.k = r.a AND m.x > 0');
+SELECT ivm.create_view('dt_m_union_all', 'SELECT k, x FROM m WHERE k < 3 UNION ALL SELECT a, b * 1.0 FROM r');
+SELECT ivm.create_view('dt_m_sums', 'SELECT k, count(*) AS n, sum(x) AS s, avg(x) AS av FROM m GROUP BY k');
+SELECT ivm.create_view('dt_m_window', 'SELECT k, x, sum(x) OVER (PARTITION BY k) AS s, count(*) OVER (PARTITION BY k) AS n FROM m');
+SELECT ivm.create_view('dt_m_unmatched', 'SELECT m.k, m.x, m.y FROM m WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.a = m.k)');
+INSERT INTO ivm_dt.by_text VALUES ('dt_m_rows'), ('dt_m_join'), ('dt_m_left'), ('dt_m_union_all'), ('dt_m_sums'),
+                                  ('dt_m_window'), ('dt_m_unmatched') ON CONFLICT DO NOTHING;
+SELECT ivm.create_view('dt_m_group', 'SELECT x, count(*) AS n, count(DISTINCT j) AS nj FROM m GROUP BY x');
+SELECT ivm.create_view('dt_m_extremes', 'SELECT k, min(x) AS lo, max(x) AS hi, sum(x) AS s FROM m GROUP BY k');
 -- deferred views: their writes only logged, applied now and then by a
 -- check (ivm_dt.compile_checks), inside transactions and subtransactions too
 SELECT ivm.create_view('dt_later_join3', 'SELECT r.a, s.d, t.e FROM r, s, t WHERE r.b = s.b AND s.d = t.d', deferred => true);
