@@ -198,6 +198,17 @@ double estimated_rows(Oid relid) {
     return rows < 0 ? std::numeric_limits<double>::infinity() : rows;
 }
 
+// Whether table `relid` fits in the memory a hash table may take
+// (hash_mem_multiplier times work_mem).
+bool fits_hash_memory(Oid relid) {
+    return call([&] {
+        Relation r = table_open(relid, AccessShareLock);
+        const double bytes = static_cast<double>(RelationGetNumberOfBlocks(r)) * BLCKSZ;
+        table_close(r, AccessShareLock);
+        return bytes <= static_cast<double>(get_hash_memory_limit());
+    });
+}
+
 // Counts a maintenance run that began at `started` in the statistics.
 void record_run(ViewRuntime& view, const MaintenanceResult& result, TimestampTz started) {
     long seconds = 0;

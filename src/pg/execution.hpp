@@ -84,6 +84,9 @@ int run_statement(ViewRuntime& view, const std::string& key, const std::function
 
 // A table's rows now, as the planner estimates them (infinity: unknown).
 double estimated_rows(Oid relid);
+
+// Whether table `relid` fits in the memory a hash table may take.
+bool fits_hash_memory(Oid relid);
 // Counts a maintenance run that began at `started` in ivm.stats and in
 // the runtime's `maintained`.
 void record_run(ViewRuntime& view, const MaintenanceResult& result, TimestampTz started);
