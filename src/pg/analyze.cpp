@@ -498,7 +498,7 @@ List* parse_raw(const char* query_text) {
     }
 }
 
-Query* validate_query(const char* query_text) {
+Query* validate_query(const char* query_text, bool written) {
     List* statements = parse_raw(query_text);
     RawStmt* raw = list_length(statements) == 1 ? linitial_node(RawStmt, statements) : nullptr;
     if (raw == nullptr || !IsA(raw->stmt, SelectStmt) ||
@@ -511,7 +511,7 @@ Query* validate_query(const char* query_text) {
         throw in_query(e, query_text);
     }
     plain_uncorrelated_laterals(q);
-    refuse_merging_by_nondeterministic_collation(q);
+    if (written) refuse_merging_by_nondeterministic_collation(q);
     std::vector<std::string> names;
     ListCell* lc;
     foreach (lc, q->targetList) {

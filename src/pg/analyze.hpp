@@ -51,7 +51,13 @@ ExprTyping typing_of(const Node* expr);
 // The user's query text parsed (raw_parser), or its syntax error shown at
 // its position in the query.
 List* parse_raw(const char* query_text);
-Query* validate_query(const char* query_text);
+// A definition parsed and analyzed as PostgreSQL would, with ivm's first
+// refusals.  `written` false: a query ivm wrote from a definition checked
+// before (a part's, or the definition rewritten to read its parts), whose
+// merging of values under a nondeterministic collation ivm made itself and
+// then only joins by equality (a correlated subquery grouped by the values
+// it is compared with), so is not refused.
+Query* validate_query(const char* query_text, bool written = true);
 
 // The query as SQL text with every object schema-qualified.
 std::string query_text(Query* q);

@@ -455,7 +455,7 @@ void index_table_leads(Query* q, Oid storage) {
 void index_part(Oid part, const std::string& part_query) {
     const std::optional<catalog::Entry> entry = catalog::find_by_view(part);
     if (!entry || entry->recursive_storage != InvalidOid) return;
-    Query* q = validate_query(part_query.c_str());
+    Query* q = validate_query(part_query.c_str(), false);
     if (const Oid shown = shown_view(q); shown != InvalidOid) q = shown_view_query(q, shown);
     index_group_keys(q, entry->storage);
     index_table_leads(q, entry->storage);
@@ -509,7 +509,7 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
         return make_view_parts(parsed, shown, nsp, relname, names);
     if (std::optional<std::string> sets = grouping_sets_as_union(parsed)) {
         definition = *sets;
-        parsed = validate_query(definition.c_str());
+        parsed = validate_query(definition.c_str(), false);
     }
     std::vector<Oid> parts;
     for (;;) {
@@ -529,7 +529,7 @@ std::vector<Oid> make_parts(Query*& parsed, std::string& definition, Oid nsp, co
             read_part(parsed, part, parts.back());
         }
         definition = query_text(parsed);
-        parsed = validate_query(definition.c_str());
+        parsed = validate_query(definition.c_str(), false);
     }
 }
 
@@ -633,7 +633,7 @@ void warn_subscribed(const AnalyzedView& a) {
 int64 create_view(const char* name, const char* query, PartNames* part_names, bool deferred) {
     spi::connect();
     const bool program = is_program(query);
-    Query* parsed = program ? nullptr : validate_query(query);
+    Query* parsed = program ? nullptr : validate_query(query, part_names == nullptr);
 
     Oid nsp = InvalidOid;
     char* relname_c = nullptr;
