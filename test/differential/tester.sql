@@ -16,10 +16,15 @@ CREATE FUNCTION ivm_dt.pick(VARIADIC options text[]) RETURNS text
 LANGUAGE sql AS $$ SELECT options[1 + floor(random() * array_length(options, 1))::int] $$;
 
 -- Values equal but shown otherwise (numeric 1.0 = 1.00, jsonb {"a": 1} =
--- {"a": 1.0}) and json, which has no equality: m's columns, whose views are
--- checked by their rows' text (ivm_dt.by_text).
+-- {"a": 1.0}, text under a nondeterministic collation) and json, which has
+-- no equality: m's columns, whose views are checked by their rows' text
+-- (ivm_dt.by_text).
 CREATE FUNCTION ivm_dt.num() RETURNS text
 LANGUAGE sql AS $$ SELECT ivm_dt.pick('1', '1.0', '1.00', '2.5', '2.50', '0', '0.000', '-0.0', 'NULL') $$;
+CREATE FUNCTION ivm_dt.name() RETURNS text
+LANGUAGE sql AS $$ SELECT ivm_dt.pick('''abc''', '''ABC''', '''Abc''', '''x''', '''X''', 'NULL') $$;
+-- (m.n: equal under it, 'abc' = 'ABC', but shown otherwise)
+CREATE COLLATION ivm_dt.ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 CREATE FUNCTION ivm_dt.doc() RETURNS text
 LANGUAGE sql AS $$ SELECT ivm_dt.pick('''{"a": 1}''', '''{"a": 1.0}''', '''{"a":1}''', '''[1, 2]''', '''[1.0, 2]''', 'NULL') $$;
 
@@ -75,9 +80,10 @@ BEGIN
     INSERT INTO public.dim2 VALUES ('p', 1), ('q', NULL);
     INSERT INTO public.dim SELECT g, (ARRAY['p', 'q', NULL])[1 + g % 3] FROM generate_series(0, 3) g;
     INSERT INTO public.f SELECT g, nullif((random() * 5)::int, 5), (random() * 3)::int FROM generate_series(1, 10) g;
-    CREATE TABLE public.m (k int, x numeric, j jsonb, y json);
+    CREATE TABLE public.m (k int, x numeric, j jsonb, y json, n text COLLATE ivm_dt.ci);
     FOR i IN 1 .. 8 LOOP
-        EXECUTE format('INSERT INTO public.m VALUES (%s, %s, %s, %s)', ivm_dt.val(5), ivm_dt.num(), ivm_dt.doc(), ivm_dt.doc());
+        EXECUTE format('INSERT INTO public.m VALUES (%s, %s, %s, %s, %s)', ivm_dt.val(5), ivm_dt.num(), ivm_dt.doc(), ivm_dt.doc(),
+                       ivm_dt.name());
     END LOOP;
     DELETE FROM ivm_dt.rules;
     INSERT INTO ivm_dt.rules VALUES (0);
@@ -150,13 +156,14 @@ BEGIN
     WHEN 41 THEN ivm_dt.pick(format('INSERT INTO dim2 VALUES (%L, %s) ON CONFLICT DO NOTHING', ivm_dt.pick('p', 'q', 'r'), ivm_dt.val(3)), format('DELETE FROM dim2 WHERE name = %L', ivm_dt.pick('p', 'q', 'r')),
                              'TRUNCATE f', format('WITH x AS (DELETE FROM dim WHERE k = %s RETURNING *) INSERT INTO f SELECT k + 50, k, 0 FROM x ON CONFLICT DO NOTHING', ivm_dt.val(6, 0)))
     -- m: values moved between equal ones shown otherwise
-    WHEN 46 THEN format('INSERT INTO m VALUES (%s, %s, %s, %s)', ivm_dt.val(5), ivm_dt.num(), ivm_dt.doc(), ivm_dt.doc())
+    WHEN 46 THEN format('INSERT INTO m VALUES (%s, %s, %s, %s, %s)', ivm_dt.val(5), ivm_dt.num(), ivm_dt.doc(), ivm_dt.doc(), ivm_dt.name())
     WHEN 47 THEN ivm_dt.pick(format('UPDATE m SET x = x * 1.0 WHERE k = %s', ivm_dt.val(5, 0)), format('UPDATE m SET x = trim_scale(x) WHERE k <> %s', ivm_dt.val(5, 0)),
                              format('UPDATE m SET x = %s WHERE k = %s', ivm_dt.num(), ivm_dt.val(5, 0)))
     WHEN 48 THEN ivm_dt.pick(format('UPDATE m SET j = %s, y = %s WHERE k = %s', ivm_dt.doc(), ivm_dt.doc(), ivm_dt.val(5, 0)),
-                             format('UPDATE m SET y = j::json WHERE k = %s', ivm_dt.val(5, 0)), format('UPDATE m SET k = k + 1 WHERE x = %s', ivm_dt.num()))
+                             format('UPDATE m SET y = j::json WHERE k = %s', ivm_dt.val(5, 0)), format('UPDATE m SET k = k + 1 WHERE x = %s', ivm_dt.num()),
+                             format('UPDATE m SET n = %s WHERE k = %s', ivm_dt.name(), ivm_dt.val(5, 0)), format('UPDATE m SET n = upper(n) WHERE n = %s', ivm_dt.name()))
     WHEN 49 THEN ivm_dt.pick(format('DELETE FROM m WHERE k = %s', ivm_dt.val(5, 0)), format('DELETE FROM m WHERE x = %s', ivm_dt.num()),
-                             format('INSERT INTO m SELECT k + 1, x * 1.00, j, y FROM m WHERE k = %s', ivm_dt.val(5, 0)))
+                             format('INSERT INTO m SELECT k + 1, x * 1.00, j, y, lower(n) FROM m WHERE k = %s', ivm_dt.val(5, 0)))
     WHEN 0 THEN format('INSERT INTO r VALUES (%s, %s, %L)', ivm_dt.val(6), ivm_dt.val(5), ivm_dt.pick('x', 'y', 'z', NULL))
     WHEN 1 THEN format('INSERT INTO r SELECT a, b, c FROM r WHERE a = %s', ivm_dt.val(6, 0))
     WHEN 2 THEN format('INSERT INTO s VALUES (%s, %s), (%s, %s)', ivm_dt.val(5), ivm_dt.val(4), ivm_dt.val(5), ivm_dt.val(4))

@@ -226,15 +226,20 @@ SELECT ivm.create_view('dt_scalar_const', 'SELECT f.id, f.v FROM f WHERE f.v <= 
 -- values equal but shown otherwise, and json (no equality): checked by
 -- their rows' text (ivm_dt.by_text), but where PostgreSQL itself shows
 -- whichever of equal values it meets first (GROUP BY x, min and max)
-SELECT ivm.create_view('dt_m_rows', 'SELECT k, x, j, y FROM m');
+SELECT ivm.create_view('dt_m_rows', 'SELECT k, x, j, y, n FROM m');
 SELECT ivm.create_view('dt_m_join', 'SELECT m.k, m.x, m.j, r.c FROM m JOIN r ON m.k = r.a');
 SELECT ivm.create_view('dt_m_left', 'SELECT r.a, m.x, m.y FROM r LEFT JOIN m ON m.k = r.a AND m.x > 0');
 SELECT ivm.create_view('dt_m_union_all', 'SELECT k, x FROM m WHERE k < 3 UNION ALL SELECT a, b * 1.0 FROM r');
 SELECT ivm.create_view('dt_m_sums', 'SELECT k, count(*) AS n, sum(x) AS s, avg(x) AS av FROM m GROUP BY k');
 SELECT ivm.create_view('dt_m_window', 'SELECT k, x, sum(x) OVER (PARTITION BY k) AS s, count(*) OVER (PARTITION BY k) AS n FROM m');
 SELECT ivm.create_view('dt_m_unmatched', 'SELECT m.k, m.x, m.y FROM m WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.a = m.k)');
+-- correlated subqueries compared under the nondeterministic collation
+SELECT ivm.create_view('dt_m_same_name', 'SELECT k, n, (SELECT count(*) FROM m o WHERE o.n = m.n) AS same FROM m');
+SELECT ivm.create_view('dt_m_named_twice', 'SELECT k, n FROM m WHERE EXISTS (SELECT 1 FROM m o WHERE o.n = m.n AND o.k IS DISTINCT FROM m.k)');
+SELECT ivm.create_view('dt_m_heaviest', 'SELECT k, n FROM m WHERE x >= (SELECT max(x) FROM m o WHERE o.n = m.n)');
 INSERT INTO ivm_dt.by_text VALUES ('dt_m_rows'), ('dt_m_join'), ('dt_m_left'), ('dt_m_union_all'), ('dt_m_sums'),
-                                  ('dt_m_window'), ('dt_m_unmatched') ON CONFLICT DO NOTHING;
+                                  ('dt_m_window'), ('dt_m_unmatched'), ('dt_m_same_name'), ('dt_m_named_twice'),
+                                  ('dt_m_heaviest') ON CONFLICT DO NOTHING;
 SELECT ivm.create_view('dt_m_group', 'SELECT x, count(*) AS n, count(DISTINCT j) AS nj FROM m GROUP BY x');
 SELECT ivm.create_view('dt_m_extremes', 'SELECT k, min(x) AS lo, max(x) AS hi, sum(x) AS s FROM m GROUP BY k');
 -- deferred views: their writes only logged, applied now and then by a
