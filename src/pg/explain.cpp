@@ -178,7 +178,11 @@ std::vector<std::string> explain(const ViewRuntime& view) {
     const bool rebuilds = counting::can_rebuild(model);
     lines.push_back("large changes (more than " + std::to_string(large_delta_rows) +
                     " transition rows): the delta planned for the change's size, or where the planner prices it "
-                    "at most half the delta " + (rebuilds ? "the rebuild below" : "the recompute below"));
+                    "at most half the delta " + (rebuilds ? "the rebuild below" : "the recompute below") +
+                    (model.shape() == CountingView::Shape::PartialState
+                         ? "; its groups hashed, not sorted, while the storage fits in hash memory (work_mem times "
+                           "hash_mem_multiplier)"
+                         : ""));
     if (rebuilds)
         lines.push_back("rebuild the storage (also for a large change of more than ivm.rebuild_fraction, now " +
                         spi::query("SELECT pg_catalog.current_setting('ivm.rebuild_fraction')").at(0).at(0).value_or("") +

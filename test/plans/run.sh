@@ -121,5 +121,7 @@ if grep -q "Sort Key" <<<"$merge"; then
     fail "the delta's groups were sorted"$'\n'"$plans"
 fi
 check_views $db
+grep -q "its groups hashed" <<<"$("${psql[@]}" -d $db -At -c "SELECT * FROM ivm.explain_view('by_n')")" ||
+    fail "ivm.explain_view does not say that a large change's groups are hashed"
 echo "maintenance plans: the groups of a change of 5,000 rows to a view of 7 hashed"
 "${psql[@]}" -d postgres -c "DROP DATABASE $db"
