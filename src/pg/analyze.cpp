@@ -536,12 +536,7 @@ Query* validate_query(const char* query_text, bool written) {
 
 AnalyzedView analyze_view(Oid query_view, const std::string& storage, const std::string& recursive_storage,
                           Oid recursive_storage_oid, const std::vector<Oid>& parts) {
-    Query* q = call([&] {
-        Relation rel = table_open(query_view, AccessShareLock);
-        Query* query = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
-        table_close(rel, AccessShareLock);
-        return query;
-    });
+    Query* q = call([&] { return copy_view_query(query_view); });
     return analyze_query(q, storage, recursive_storage, recursive_storage_oid, parts);
 }
 

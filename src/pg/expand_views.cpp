@@ -11,11 +11,16 @@ extern "C" {
 
 namespace ivm::pg {
 
+Query* copy_view_query(Oid relid) {
+    Relation rel = table_open(relid, AccessShareLock);
+    Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
+    table_close(rel, AccessShareLock);
+    return copy;
+}
+
 Query* view_query(Oid relid) {
     return call([&] {
-        Relation rel = table_open(relid, AccessShareLock);
-        Query* copy = static_cast<Query*>(copyObjectImpl(get_view_query(rel)));
-        table_close(rel, AccessShareLock);
+        Query* copy = copy_view_query(relid);
         AcquireRewriteLocks(copy, true, false);
         return copy;
     });

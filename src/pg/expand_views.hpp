@@ -17,6 +17,9 @@ namespace ivm::pg {
 // expanded (nested ones too).  Modifies q.
 std::vector<Oid> expand_plain_views(Query* q);
 
+// A view's query (a copy).  Raw PostgreSQL calls: run it inside call().
+Query* copy_view_query(Oid relid);
+
 // A view's query (a copy), locked as the rewriter locks what it reads.
 Query* view_query(Oid relid);
 

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "pg/boundary.hpp"
+#include "pg/expand_views.hpp"
 
 extern "C" {
 #include "optimizer/tlist.h"
@@ -81,9 +82,7 @@ bool find_merging(Node* node, void* raw) {
             const auto* rte = lfirst_node(RangeTblEntry, lc);
             if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_VIEW || rte->relid == m->view) continue;
             check_stack_depth();
-            Relation view = table_open(rte->relid, AccessShareLock);
-            auto* view_query = static_cast<Query*>(copyObjectImpl(get_view_query(view)));
-            table_close(view, NoLock);
+            Query* view_query = copy_view_query(rte->relid);
             const Oid outer = m->view;
             m->view = rte->relid;
             const bool merges = find_merging(reinterpret_cast<Node*>(view_query), raw);
