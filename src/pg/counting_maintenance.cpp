@@ -158,26 +158,18 @@ SPIPlanPtr delta_unless_recompute(ViewRuntime& view, const std::string& merge, d
     SPIPlanPtr whole = kept_plan(view, recompute_key(model), [&] { return recompute_statement(model); });
     const char* text = merge.c_str();
     const bool hashed = model.shape() == CountingView::Shape::PartialState && fits_hash_memory(view.entry.storage);
-    SPIPlanPtr plan = nullptr;
-    double cost = 0;
-    auto planned = [&] {
-        plan = spi::prepare(text);
-        cost = generic_plan_cost(plan, false);
-    };
-    if (hashed) {
-        const int level = planner_without({"enable_sort"});
-        call([&] {
-            planned();
+    const int level = hashed ? planner_without({"enable_sort"}) : -1;
+    return call([&]() -> SPIPlanPtr {
+        SPIPlanPtr plan = spi::prepare(text);
+        double cost = generic_plan_cost(plan, false);
+        if (hashed) {
             AtEOXact_GUC(false, level);
             if (cost >= disable_cost) {
                 SPI_freeplan(plan);
-                planned();
+                plan = spi::prepare(text);
+                cost = generic_plan_cost(plan, false);
             }
-        });
-    } else {
-        call(planned);
-    }
-    return call([&]() -> SPIPlanPtr {
+        }
         if (margin * generic_plan_cost(whole, true) >= cost + extra) return plan;
         SPI_freeplan(plan);
         return nullptr;
