@@ -17,6 +17,17 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../lib.sh"
 db=ivm_plans
 fail() { echo "maintenance plans: $*"; exit 1; }
+# plans_of SQL: what psql prints running SQL with auto_explain showing the
+# plan of every statement, maintenance's nested ones too, as notices
+plans_of() {
+    "${psql[@]}" -d $db 2>&1 <<SQL
+LOAD 'auto_explain';
+SET auto_explain.log_min_duration = 0;
+SET auto_explain.log_nested_statements = on;
+SET auto_explain.log_level = notice;
+$1
+SQL
+}
 
 "${psql[@]}" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 "${psql[@]}" -d $db >/dev/null <<'SQL'
@@ -32,14 +43,7 @@ SELECT ivm.create_view('year_2020', 'SELECT k.label, count(*), sum(e.n) FROM eve
                                       WHERE e.day >= date ''2020-01-01'' AND e.day < date ''2021-01-01'' GROUP BY k.label');
 SQL
 passing=$("${psql[@]}" -d $db -At -c "SELECT count(*) FROM events WHERE id % 50 = 0 AND day >= date '2020-01-01' AND day < date '2021-01-01'")
-plans=$("${psql[@]}" -d $db 2>&1 <<'SQL'
-LOAD 'auto_explain';
-SET auto_explain.log_min_duration = 0;
-SET auto_explain.log_nested_statements = on;
-SET auto_explain.log_level = notice;
-UPDATE events SET n = n + 1 WHERE id % 50 = 0;
-SQL
-)
+plans=$(plans_of "UPDATE events SET n = n + 1 WHERE id % 50 = 0;")
 # each filtered scan of a transition table: its estimated rows
 estimates=$(echo "$plans" | awk '/Named Tuplestore Scan/ { match($0, /rows=[0-9]+/); rows = substr($0, RSTART + 5, RLENGTH - 5); next }
                                   rows != "" && /Filter: .*day/ { print rows } { rows = "" }')
@@ -80,14 +84,7 @@ SELECT ivm.create_view('big_orders', 'SELECT o.id, o.customer FROM orders o
                                        WHERE o.id IN (SELECT order_id FROM lines GROUP BY order_id HAVING sum(qty) > 20)');
 SQL
 order=$("${psql[@]}" -d $db -At -c "SELECT order_id FROM lines GROUP BY order_id HAVING sum(qty) <= 20 ORDER BY order_id LIMIT 1")
-plans=$("${psql[@]}" -d $db 2>&1 <<SQL
-LOAD 'auto_explain';
-SET auto_explain.log_min_duration = 0;
-SET auto_explain.log_nested_statements = on;
-SET auto_explain.log_level = notice;
-INSERT INTO lines VALUES ($order, 50);
-SQL
-)
+plans=$(plans_of "INSERT INTO lines VALUES ($order, 50);")
 # (here-strings, not pipes: under pipefail, grep -q leaving early breaks
 # echo's pipe and fails the check it passed)
 grep -q "Index Scan using orders_pkey" <<<"$plans" || fail "the order whose lines changed was not looked up by its key"$'\n'"$plans"
@@ -106,15 +103,7 @@ echo "maintenance plans: a change of a part view's row looked up in the outer vi
 SET client_min_messages = warning;
 SELECT ivm.create_view('by_n', 'SELECT n, count(*), sum(k) AS sk, avg(k) AS ak, max(day) AS last FROM events GROUP BY n');
 SQL
-plans=$("${psql[@]}" -d $db 2>&1 <<'SQL'
-LOAD 'auto_explain';
-SET auto_explain.log_min_duration = 0;
-SET auto_explain.log_nested_statements = on;
-SET auto_explain.log_level = notice;
-SET work_mem = '64kB';
-UPDATE events SET k = k + 1 WHERE id % 4 = 0;
-SQL
-)
+plans=$(plans_of "SET work_mem = '64kB'; UPDATE events SET k = k + 1 WHERE id % 4 = 0;")
 merge=$(awk '/Query Text: WITH __ivm_d/ { on = 1 } on { print } on && /CONTEXT/ { on = 0 }' <<<"$plans")
 grep -q "HashAggregate" <<<"$merge" || fail "the delta's groups were not hashed"$'\n'"$plans"
 if grep -q "Sort Key" <<<"$merge"; then
