@@ -36,6 +36,14 @@ std::uint64_t overdeletion_limit(Engine engine, double estimated_rows) {
 
 bool backward_forward_pays(std::uint64_t overdeleted) { return overdeleted > backward_forward_from; }
 
+void DeletionHistory::note(std::uint64_t touched_now, std::uint64_t stayed_now) {
+    if (touched_now < counted_from) return;
+    touched = 0.75 * touched + static_cast<double>(touched_now);
+    stayed = 0.75 * stayed + static_cast<double>(std::min(stayed_now, touched_now));
+}
+
+bool DeletionHistory::mostly_stay() const { return touched > 0 && 2 * stayed >= touched; }
+
 bool small_step(std::uint64_t rows) { return rows <= tuple_by_tuple_limit; }
 
 bool in_one_pass(std::uint64_t tuples, double estimated_rows) {
@@ -58,12 +66,11 @@ std::string describe_backward_forward() {
 }
 
 std::string describe_bounded_backward_forward() {
-    return "where the statement's snapshot from before it is kept, once " + std::to_string(backward_forward_from) +
-           " tuples are over-deleted (auto; on: at once) the over-deletion stops and backward/forward checks against that "
-           "bound instead, for at most twice as long as over-deleting the bound's tuples would take at the rate the "
-           "over-deletion went, before DRed over-deletes and rederives after all; once an over-deletion was timed and while "
-           "the last deletion could take as many, the bound is found first, without the over-deletion (auto: DRed as "
-           "before where it holds fewer)";
+    return "where the statement's snapshot from before it is kept, backward/forward checks against that bound instead "
+           "of an over-deletion (on: always; auto: while at least half of what the view's recent deletions of " +
+           std::to_string(DeletionHistory::counted_from) +
+           " tuples or more touched stayed, until it has looked up as many tuples as DRed over-deletes before it "
+           "recomputes R)";
 }
 
 std::string describe(Engine engine, double estimated_rows) {

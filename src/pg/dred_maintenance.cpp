@@ -163,15 +163,15 @@ MaintenanceResult rederive_insert_apply(const RecursiveRelation& rel, Oid storag
     return result;
 }
 
-// Backward/forward's budget under auto, given what over-deleting the
-// tuples it checks takes (or would take): stop where most of the first
-// checks went, or past that time's share.
-template <typename Duration>
-backward_forward::Budget auto_budget(Duration overdeleting) {
+// Backward/forward's budget under auto: stop where most of the first
+// checks went, and, given what over-deleting the tuples it checks takes (or
+// would take), past that time's share.
+backward_forward::Budget auto_budget(std::optional<std::chrono::steady_clock::duration> overdeleting) {
     backward_forward::Budget budget;
     budget.stop_when_most_go = true;
-    budget.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                             overdeleting * recursion::backward_forward_time_share);
+    if (overdeleting)
+        budget.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                 *overdeleting * recursion::backward_forward_time_share);
     return budget;
 }
 
@@ -228,47 +228,32 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
     const std::string overdelete_step = old == dred::OldTables::WithDeleted ? "overdelete with deleted" : "overdelete";
     std::optional<uint64> overdeleted;
     std::chrono::steady_clock::duration overdelete_time{};
-    constexpr uint64 rate_from = 100;  // (fewer: its fixed costs would price it)
     auto over_delete = [&](uint64 limit) {
         const auto started = std::chrono::steady_clock::now();
         overdeleted = keep_rows_as(dred::deleted_relation, storage, overdelete, before, limit,
                                    kept_if(base_rows, overdelete_step, true));
         overdelete_time = std::chrono::steady_clock::now() - started;
-        if (*overdeleted >= rate_from)
-            view.overdeletion_ms_per_tuple = milliseconds(overdelete_time) / static_cast<double>(*overdeleted);
     };
     const BackwardForward bf = backward_forward_mode();
     // Where deletions factor, backward/forward checks against a bound on
     // what the deletion can touch instead of an over-deletion (on a grid,
     // tens of thousands of tuples for a few hundred that go).  Under auto,
-    // the over-deletion's time per tuple prices the bound for the budget,
-    // and where the bound is below what backward/forward pays for, DRed goes
-    // on as always (the bound holds all the over-deletion can).  Finding the
-    // bound costs about what a small over-deletion does (W3's DAG), so while
-    // deletions stay small, or until an over-deletion was timed, the
-    // over-deletion is made first up to where backward/forward pays: below
-    // it DRed goes on from there.
+    // while most of what the view's recent deletions touched stayed
+    // (recursion::DeletionHistory), and only until it has looked up as many
+    // tuples as an over-deletion may hold before R is recomputed; otherwise
+    // DRed as always (the bound holds all the over-deletion can).
     BoundedOutcome bounded;
-    if (deletes && old == dred::OldTables::AsOfSnapshot && bf != BackwardForward::Off &&
-        dred::backward_forward_possible(rel) && dred::deletions_factor(rel))
+    if (deletes && old == dred::OldTables::AsOfSnapshot && dred::backward_forward_possible(rel) &&
+        dred::deletions_factor(rel) &&
+        (bf == BackwardForward::On || (bf == BackwardForward::Auto && view.deletions.mostly_stay())))
     {
-        if (bf == BackwardForward::Auto && (!view.last_bound_large || !view.overdeletion_ms_per_tuple))
-            over_delete(recursion::backward_forward_from + 1);
-        const bool probed = overdeleted.has_value();
-        view.last_bound_large = probed && recursion::backward_forward_pays(*overdeleted);
-        if (!probed || view.last_bound_large) {
-            if (probed) call([] { SPI_unregister_relation(dred::deleted_relation); });
-            overdeleted.reset();
-            bounded = backward_forward_bounded(
-                view, rel, storage, changed, before, key, recursion::small_step(base_rows),
-                [&](uint64 bound) -> std::optional<backward_forward::Budget> {
-                    if (bf == BackwardForward::On) return backward_forward::Budget{};  // (none)
-                    view.last_bound_large = recursion::backward_forward_pays(bound);
-                    if (!view.last_bound_large) return std::nullopt;
-                    return auto_budget(std::chrono::duration<double, std::milli>(*view.overdeletion_ms_per_tuple *
-                                                                                 static_cast<double>(bound)));
-                });
-        }
+        bounded = backward_forward_bounded(
+            view, rel, storage, changed, before, key, recursion::small_step(base_rows),
+            [&](uint64) -> std::optional<backward_forward::Budget> {
+                backward_forward::Budget budget;  // (on: none)
+                if (bf == BackwardForward::Auto) budget.lookups = most;
+                return budget;
+            });
     }
     std::optional<uint64> gone = bounded.gone;
     uint64 deleted = 0;
@@ -280,6 +265,7 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                  static_cast<unsigned long>(bound), static_cast<unsigned long>(found));
         });
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::BackwardForward, static_cast<int64>(bound));
+        view.deletions.note(bound, bound - found);
     } else {
         if (!overdeleted) over_delete(most + 1);
         deleted = *overdeleted;
@@ -317,10 +303,13 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
                                         gone ? shared::Overdeletion::BackwardForward : shared::Overdeletion::Rederived,
                                         static_cast<int64>(deleted));
     }
+    const uint64 touched = deleted;  // (over-deleted; 0 where checked against the bound)
     if (gone) deleted = *gone;
     faults::point("dred.deleted");
     auto insert = [&] { return dred::insert_query(rel, changed, !inserts); };
     MaintenanceResult result = rederive_insert_apply(rel, storage, size, deleted, !gone, insert, inserts, base_rows, kept_if);
+    // (what the apply deleted from R is what went of the over-deleted tuples)
+    if (touched > 0) view.deletions.note(touched, touched - std::min<uint64>(touched, result.rows_removed));
     leave(e);
     end_kept_sets(mark);  // their names go with the SPI connection
     return result;

@@ -3,6 +3,7 @@
 // recursion (fixpoint_maintenance.cpp), run as execution.hpp says under the
 // locks of view_locks.hpp.
 #pragma once
+#include "core/recursion_policy.hpp"
 #include "pg/analyze.hpp"
 #include "pg/catalog.hpp"
 #include "pg/pg.hpp"
@@ -57,13 +58,9 @@ public:
     // Whether DRed's small recursive steps are planned as index lookups
     // (dred_maintenance.cpp, lookups_possible): decided on the first one.
     std::optional<bool> index_lookups;
-    // What DRed's last over-deletion of many tuples took per tuple (ms):
-    // prices backward/forward where it checks against a bound instead
-    // (dred_maintenance.cpp).
-    std::optional<double> overdeletion_ms_per_tuple;
-    // Whether the last deletion where deletions factor could take more than
-    // backward/forward pays for: the next one checks its bound first.
-    bool last_bound_large = false;
+    // What this view's recent deletions left standing (dred_maintenance.cpp):
+    // where most stayed, backward/forward checks against a bound first.
+    recursion::DeletionHistory deletions;
     // Per lookup base found by a scan (counting::LookupFind::Scan): whether
     // an index of the storage leads with the first column showing its key,
     // which alone makes the lookup update cheaper than the usual merge.

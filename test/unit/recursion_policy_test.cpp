@@ -88,3 +88,24 @@ TEST(RecursionPolicy, BackwardForwardPastTwoThousand) {
     EXPECT_NE(words.find("when over 2000 tuples are over-deleted"), std::string::npos) << words;
     EXPECT_NE(words.find("for at most twice as long as the over-deletion took"), std::string::npos) << words;
 }
+
+TEST(RecursionPolicy, BoundFirstWhileMostOfRecentDeletionsStayed) {
+    recursion::DeletionHistory h;
+    EXPECT_FALSE(h.mostly_stay());  // nothing known: DRed over-deletes first
+    h.note(99, 99);                 // too few to count
+    EXPECT_FALSE(h.mostly_stay());
+    h.note(1852, 1850);  // a DAG's deletion whose pairs nearly all came back
+    EXPECT_TRUE(h.mostly_stay());
+    h.note(84, 0);  // (too few)
+    EXPECT_TRUE(h.mostly_stay());
+    h.note(400, 50);  // the sums decay: 0.75 * 1852 + 400 touched, 0.75 * 1850 + 50 stayed
+    EXPECT_TRUE(h.mostly_stay());
+    for (int i = 0; i < 6; ++i) h.note(1000, 0);  // a tree: everything it touches goes
+    EXPECT_FALSE(h.mostly_stay());
+    h.note(500, 900);  // (never more stayed than touched)
+    EXPECT_LE(h.stayed, h.touched);
+    const std::string words = recursion::describe_bounded_backward_forward();
+    EXPECT_NE(words.find("while at least half of what the view's recent deletions of 100 tuples or more touched stayed"),
+              std::string::npos)
+        << words;
+}
