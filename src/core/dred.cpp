@@ -312,7 +312,7 @@ std::string insert_query(const RecursiveRelation& r, const std::vector<bool>& ch
 
 std::optional<RuleDifference> rule_difference(const RecursiveRelation& old_r, const RecursiveRelation& new_r) {
     if (old_r.storage != new_r.storage || old_r.fixed_width != new_r.fixed_width ||
-        !same_columns(old_r.columns, new_r.columns))
+        !keeps_serving(old_r.columns, new_r.columns))
         return std::nullopt;
     RuleDifference d{rules_lacking(old_r, new_r), rules_lacking(new_r, old_r)};
     // (the recursive rule is the same in both, or R is recomputed)

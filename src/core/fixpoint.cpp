@@ -203,7 +203,7 @@ std::optional<RuleDifference> rule_difference(const Program& old_p, const Progra
     if (old_p.items.size() != new_p.items.size() || old_p.strata != new_p.strata) return std::nullopt;
     for (std::size_t i = 0; i < old_p.items.size(); ++i) {
         const ProgramItem &a = old_p.items[i], &b = new_p.items[i];
-        if (a.name != b.name || a.stored != b.stored || !same_columns(a.columns, b.columns)) return std::nullopt;
+        if (a.name != b.name || a.stored != b.stored || !keeps_serving(a.columns, b.columns)) return std::nullopt;
     }
     return RuleDifference{rules_lacking(old_p, new_p), rules_lacking(new_p, old_p)};
 }

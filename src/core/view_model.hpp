@@ -42,6 +42,20 @@ inline bool same_columns(const std::vector<Column>& a, const std::vector<Column>
     return true;
 }
 
+// Whether a relation stored for columns `stored` keeps serving a new
+// definition's `wanted` as it is: alike, but that a column may now allow
+// NULLs it did not (a rule added over a nullable table).  Not the reverse:
+// tuples with NULLs stored before would escape the new plain equalities.
+inline bool keeps_serving(const std::vector<Column>& stored, const std::vector<Column>& wanted) {
+    if (stored.size() != wanted.size()) return false;
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+        Column as_wanted = stored[i];
+        as_wanted.not_null = wanted[i].not_null;
+        if (!same_column(as_wanted, wanted[i]) || (wanted[i].not_null && !stored[i].not_null)) return false;
+    }
+    return true;
+}
+
 // One occurrence of a base relation in the FROM tree of a block.
 // Occurrence k (from 0) appears in the block's template as relation
 // "__ivm_src_<k+1>" with a derivation count column "__ivm_cnt", and the

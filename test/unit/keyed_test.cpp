@@ -296,6 +296,22 @@ TEST(DRedRedefinition, NotForAnotherRecursiveRuleOrOtherColumns) {
     EXPECT_FALSE(ivm::dred::rule_difference(closure_of_e(), renamed).has_value());
 }
 
+// A rule that lets R's columns hold NULLs keeps R (stored without NULLs, it
+// matches either way); the rule taken away, R is made anew, as the NULLs
+// it holds would escape the plain equalities of NOT NULL columns.
+TEST(DRedRedefinition, KeptWhereColumnsMayNowBeNull) {
+    ivm::RecursiveRelation not_null = closure_of_e();
+    for (ivm::Column& c : not_null.columns) c.not_null = true;
+    ivm::RecursiveRelation nullable = closure_of_e_and_s();
+    for (ivm::Column& c : nullable.columns) c.not_null = false;
+    const std::optional<ivm::RuleDifference> added = ivm::dred::rule_difference(not_null, nullable);
+    ASSERT_TRUE(added.has_value());
+    EXPECT_EQ(added->added, std::vector<std::size_t>{1});
+    EXPECT_FALSE(ivm::dred::rule_difference(nullable, not_null).has_value());
+    nullable.columns[0].type = "bigint";  // (anything else still differs)
+    EXPECT_FALSE(ivm::dred::rule_difference(not_null, nullable).has_value());
+}
+
 // Over-deleted: what the removed rule derives, followed through the old
 // recursive rule; inserted: the rederived tuples and what the added rule
 // derives that R lacks, followed through the new one.
