@@ -267,6 +267,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::BackwardForward, static_cast<int64>(bound));
         view.deletions.note(bound, bound - found);
     } else {
+        // (a bounded check that gave up met more going than DRed goes on with)
+        if (bounded.tried) view.deletions.note(bounded.bound, 0);
         if (!overdeleted) over_delete(most + 1);
         deleted = *overdeleted;
         if (deleted > most) {
