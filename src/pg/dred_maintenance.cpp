@@ -163,15 +163,14 @@ MaintenanceResult rederive_insert_apply(const RecursiveRelation& rel, Oid storag
     return result;
 }
 
-// Backward/forward's budget under auto: stop where most of the first
-// checks went, and, given what over-deleting the tuples it checks takes (or
-// would take), past that time's share.
-backward_forward::Budget auto_budget(std::optional<std::chrono::steady_clock::duration> overdeleting) {
+// Backward/forward's budget under auto, given what over-deleting the
+// tuples it checks took: stop where most of the first checks went, or past
+// that time's share.
+backward_forward::Budget auto_budget(std::chrono::steady_clock::duration overdeleting) {
     backward_forward::Budget budget;
     budget.stop_when_most_go = true;
-    if (overdeleting)
-        budget.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                 *overdeleting * recursion::backward_forward_time_share);
+    budget.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             overdeleting * recursion::backward_forward_time_share);
     return budget;
 }
 
@@ -267,7 +266,8 @@ MaintenanceResult apply_recursive_changes(ViewRuntime& view, const std::vector<B
         shared::record_overdeletion(view.entry.view_id, shared::Overdeletion::BackwardForward, static_cast<int64>(bound));
         view.deletions.note(bound, bound - found);
     } else {
-        // (a bounded check that gave up met more going than DRed goes on with)
+        // (a bounded check that gave up looked up more tuples than DRed goes
+        // on with before it recomputes: counted as a deletion where most went)
         if (bounded.tried) view.deletions.note(bounded.bound, 0);
         if (!overdeleted) over_delete(most + 1);
         deleted = *overdeleted;
