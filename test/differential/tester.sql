@@ -27,6 +27,9 @@ LANGUAGE sql AS $$ SELECT ivm_dt.pick('''abc''', '''ABC''', '''Abc''', '''x''', 
 CREATE COLLATION ivm_dt.ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 CREATE FUNCTION ivm_dt.doc() RETURNS text
 LANGUAGE sql AS $$ SELECT ivm_dt.pick('''{"a": 1}''', '''{"a": 1.0}''', '''{"a":1}''', '''[1, 2]''', '''[1.0, 2]''', 'NULL') $$;
+-- One row of m, as an INSERT (reset_tables' rows and random statements alike).
+CREATE FUNCTION ivm_dt.m_row() RETURNS text
+LANGUAGE sql AS $$ SELECT format('INSERT INTO public.m VALUES (%s, %s, %s, %s, %s)', ivm_dt.val(5), ivm_dt.num(), ivm_dt.doc(), ivm_dt.doc(), ivm_dt.name()) $$;
 
 -- The last seed's views, the newest first: ivm views (by ivm.drop_view) and
 -- the plain views the random generator made (which may read ivm views and
@@ -82,8 +85,7 @@ BEGIN
     INSERT INTO public.f SELECT g, nullif((random() * 5)::int, 5), (random() * 3)::int FROM generate_series(1, 10) g;
     CREATE TABLE public.m (k int, x numeric, j jsonb, y json, n text COLLATE ivm_dt.ci);
     FOR i IN 1 .. 8 LOOP
-        EXECUTE format('INSERT INTO public.m VALUES (%s, %s, %s, %s, %s)', ivm_dt.val(5), ivm_dt.num(), ivm_dt.doc(), ivm_dt.doc(),
-                       ivm_dt.name());
+        EXECUTE ivm_dt.m_row();
     END LOOP;
     DELETE FROM ivm_dt.rules;
     INSERT INTO ivm_dt.rules VALUES (0);
@@ -156,7 +158,7 @@ BEGIN
     WHEN 41 THEN ivm_dt.pick(format('INSERT INTO dim2 VALUES (%L, %s) ON CONFLICT DO NOTHING', ivm_dt.pick('p', 'q', 'r'), ivm_dt.val(3)), format('DELETE FROM dim2 WHERE name = %L', ivm_dt.pick('p', 'q', 'r')),
                              'TRUNCATE f', format('WITH x AS (DELETE FROM dim WHERE k = %s RETURNING *) INSERT INTO f SELECT k + 50, k, 0 FROM x ON CONFLICT DO NOTHING', ivm_dt.val(6, 0)))
     -- m: values moved between equal ones shown otherwise
-    WHEN 46 THEN format('INSERT INTO m VALUES (%s, %s, %s, %s, %s)', ivm_dt.val(5), ivm_dt.num(), ivm_dt.doc(), ivm_dt.doc(), ivm_dt.name())
+    WHEN 46 THEN ivm_dt.m_row()
     WHEN 47 THEN ivm_dt.pick(format('UPDATE m SET x = x * 1.0 WHERE k = %s', ivm_dt.val(5, 0)), format('UPDATE m SET x = trim_scale(x) WHERE k <> %s', ivm_dt.val(5, 0)),
                              format('UPDATE m SET x = %s WHERE k = %s', ivm_dt.num(), ivm_dt.val(5, 0)))
     WHEN 48 THEN ivm_dt.pick(format('UPDATE m SET j = %s, y = %s WHERE k = %s', ivm_dt.doc(), ivm_dt.doc(), ivm_dt.val(5, 0)),
